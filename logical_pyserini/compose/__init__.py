@@ -1,0 +1,19 @@
+"""Composition stage: leaf-score normalisation and AND / OR / NOT operators."""
+
+from ._compose import compose, explain_tree
+from ._normalize import NORMALIZERS, Normalizer, SigmoidParams
+from ._operators import AND_OPERATORS, INVERSE_EPSILON, NOT_OPERATORS, OR_OPERATORS, Operators, resolve
+
+__all__ = [
+    "AND_OPERATORS",
+    "INVERSE_EPSILON",
+    "NORMALIZERS",
+    "NOT_OPERATORS",
+    "OR_OPERATORS",
+    "Normalizer",
+    "Operators",
+    "SigmoidParams",
+    "compose",
+    "explain_tree",
+    "resolve",
+]

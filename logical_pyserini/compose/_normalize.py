@@ -1,0 +1,66 @@
+"""Map raw leaf scores into [0, 1] before composition.
+
+BM25 scores are unbounded and their scale differs from leaf to leaf (a rare
+term scores higher than a common one), so composing raw scores would let one
+leaf dominate.  Each method maps the raw scores of one leaf over the candidate
+pool; ``leaf_max`` is the best score the leaf reached anywhere in the index
+(its top hit), ``pool_min`` the lowest score among the scored documents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["NORMALIZERS", "Normalizer", "SigmoidParams"]
+
+NORMALIZERS = ("max", "minmax", "sigmoid", "none")
+
+
+@dataclass(frozen=True)
+class SigmoidParams:
+    """Calibration ``σ((s - τ) λ)`` of seed 001, appendix E."""
+
+    tau: float
+    lam: float
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """Normalisation method plus per-retriever sigmoid parameters.
+
+    Parameters
+    ----------
+    method : str
+        ``max`` (divide by the leaf's maximum), ``minmax``, ``sigmoid`` or
+        ``none`` (raw scores; only sensible for scores already in [0, 1]).
+    sigmoid : dict
+        Retriever name (``bm25``, ``dense``) -> :class:`SigmoidParams`; used by
+        ``sigmoid``.
+    """
+
+    method: str = "max"
+    sigmoid: dict[str, SigmoidParams] | None = None
+
+    def __post_init__(self) -> None:
+        if self.method not in NORMALIZERS:
+            raise ValueError(f"unknown normalisation {self.method!r}; choose from {', '.join(NORMALIZERS)}")
+
+    def __call__(self, raw: np.ndarray, leaf_max: float, pool_min: float, retriever: str = "bm25") -> np.ndarray:
+        raw = np.asarray(raw, dtype=np.float64)
+        if self.method == "none":
+            return raw
+        if self.method == "max":
+            # A leaf that matched nothing has max 0: every document gets 0, not NaN.
+            return raw / leaf_max if leaf_max > 0 else np.zeros_like(raw)
+        if self.method == "minmax":
+            span = leaf_max - pool_min
+            return np.clip((raw - pool_min) / span, 0.0, 1.0) if span > 0 else np.zeros_like(raw)
+        params = (self.sigmoid or {}).get(retriever)
+        if params is None:
+            raise ValueError(
+                f"sigmoid normalisation needs parameters for retriever {retriever!r} "
+                "(--sigmoid-tau/--sigmoid-lambda or --calibration)"
+            )
+        return 1.0 / (1.0 + np.exp(-(raw - params.tau) * params.lam))

@@ -1,0 +1,9 @@
+"""Indexing: JSONL corpora (Pyserini JsonCollection or BEIR) into Lucene indexes.
+
+``python -m logical_pyserini.index --input corpus.jsonl --index indexes/name``
+"""
+
+from ._corpus import Document, corpus_files, count_documents, iter_documents
+from ._lucene import build_lucene_index
+
+__all__ = ["Document", "build_lucene_index", "corpus_files", "count_documents", "iter_documents"]

@@ -1,0 +1,41 @@
+"""Query language: lark grammar, operator tree and parser.
+
+>>> from logical_pyserini.query import parse_query
+>>> str(parse_query('museum AND (Paris OR Amsterdam) AND NOT "art museum"'))
+'"museum" AND ("Paris" OR "Amsterdam") AND NOT "art museum"'
+"""
+
+from ._parser import QuerySyntaxError, parse_query
+from ._tree import (
+    NODE_TYPES,
+    RETRIEVERS,
+    And,
+    Node,
+    Not,
+    Or,
+    Term,
+    count_negations,
+    distinct_terms,
+    iter_terms,
+    normalize_text,
+    positive_terms,
+    shape,
+)
+
+__all__ = [
+    "NODE_TYPES",
+    "RETRIEVERS",
+    "And",
+    "Node",
+    "Not",
+    "Or",
+    "QuerySyntaxError",
+    "Term",
+    "count_negations",
+    "distinct_terms",
+    "iter_terms",
+    "normalize_text",
+    "parse_query",
+    "positive_terms",
+    "shape",
+]

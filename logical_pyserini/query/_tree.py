@@ -1,0 +1,141 @@
+"""Operator tree of a logical query.
+
+Nodes are immutable and hashable.  ``And`` / ``Or`` are n-ary: the parser
+flattens ``a AND b AND c`` into one node because every supported operator is
+associative, and n-ary nodes keep ``explain`` output readable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+
+
+@dataclass(frozen=True)
+class Term:
+    """A leaf: free text scored by one sub-search.
+
+    Parameters
+    ----------
+    text : str
+        The term as written (quotes removed, escapes resolved).
+    retriever : str or None
+        ``bm25``, ``dense`` or ``hybrid`` when the query pins it with a prefix
+        (``dense:"vitamin D"``); None means the searcher's default.
+    start : int
+        Character offset of the term in the query (for messages); not part of
+        the term's identity.
+    """
+
+    text: str
+    retriever: str | None = None
+    start: int = field(default=0, compare=False, hash=False)
+
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """Identity used to run each distinct leaf once (whitespace-normalised)."""
+        return (normalize_text(self.text), self.retriever)
+
+    def __str__(self) -> str:
+        prefix = f"{self.retriever}:" if self.retriever else ""
+        escaped = self.text.replace("\\", "\\\\").replace('"', '\\"')
+        return f'{prefix}"{escaped}"'
+
+
+@dataclass(frozen=True)
+class Not:
+    child: "Node"
+
+    def __str__(self) -> str:
+        inner = str(self.child)
+        return f"NOT {inner}" if isinstance(self.child, (Term, Not)) else f"NOT ({inner})"
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple["Node", ...]
+
+    def __str__(self) -> str:
+        return " AND ".join(f"({c})" if isinstance(c, Or) else str(c) for c in self.children)
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple["Node", ...]
+
+    def __str__(self) -> str:
+        return " OR ".join(str(c) for c in self.children)
+
+
+Node = Union[Term, Not, And, Or]
+NODE_TYPES = (Term, Not, And, Or)
+
+
+def iter_terms(node: Node, negated: bool = False) -> Iterator[tuple[Term, bool]]:
+    """Yield ``(term, negated)`` for every leaf, in query order.
+
+    ``negated`` is True when the leaf sits under an odd number of NOTs.
+    """
+    if isinstance(node, Term):
+        yield node, negated
+    elif isinstance(node, Not):
+        yield from iter_terms(node.child, not negated)
+    else:
+        for child in node.children:
+            yield from iter_terms(child, negated)
+
+
+def distinct_terms(node: Node) -> list[Term]:
+    """Distinct leaves (by :attr:`Term.key`) in order of first appearance."""
+    seen: dict[tuple, Term] = {}
+    for term, _ in iter_terms(node):
+        seen.setdefault(term.key, term)
+    return list(seen.values())
+
+
+def positive_terms(node: Node) -> list[Term]:
+    """Distinct leaves that occur under an even number of NOTs somewhere.
+
+    Only these leaves contribute candidates: a document is worth scoring when
+    it matches something the query asks for, not something it excludes.
+    """
+    seen: dict[tuple, Term] = {}
+    for term, negated in iter_terms(node):
+        if not negated:
+            seen.setdefault(term.key, term)
+    return list(seen.values())
+
+
+def count_negations(node: Node) -> int:
+    """Number of NOT operators in the tree."""
+    if isinstance(node, Term):
+        return 0
+    if isinstance(node, Not):
+        return 1 + count_negations(node.child)
+    return sum(count_negations(c) for c in node.children)
+
+
+def shape(node: Node) -> str:
+    """Structure of the tree with leaves anonymised, e.g. ``AND(_, NOT(_))``.
+
+    Children of n-ary nodes are sorted, so the shape does not depend on the
+    order in which operands were written.  Used to compare rewrites with gold
+    structures.
+    """
+    if isinstance(node, Term):
+        return "_"
+    if isinstance(node, Not):
+        return f"NOT({shape(node.child)})"
+    name = "AND" if isinstance(node, And) else "OR"
+    return f"{name}({', '.join(sorted(shape(c) for c in node.children))})"
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Collapse runs of whitespace; the canonical text of a term."""
+    return _WS.sub(" ", text).strip()

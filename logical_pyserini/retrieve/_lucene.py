@@ -1,0 +1,197 @@
+"""BM25 leaves on a Lucene index: top hits per leaf and exact scores for any docs.
+
+This is the hot path of logical search, so it talks to Lucene directly rather
+than through ``LuceneSearcher.search``, which loads every hit's stored
+document and rounds scores to 4 decimals.  Documents are handled by their
+internal Lucene ids (numpy int arrays) until the final ranking; only the
+returned hits are mapped back to collection docids, through the ``id`` doc
+values, with a cache.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._bootstrap import ensure_pyserini
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["LeafHits", "LuceneLeafScorer"]
+
+
+@dataclass(frozen=True)
+class LeafHits:
+    """Top hits of one leaf sub-search.
+
+    Attributes
+    ----------
+    docs : np.ndarray
+        Internal Lucene docids (int64), best first.
+    scores : np.ndarray
+        Exact BM25 scores (float32, as Lucene computes them).
+    complete : bool
+        True when every document matching the leaf is in ``docs``, so any other
+        document's exact score is 0.
+    """
+
+    docs: np.ndarray
+    scores: np.ndarray
+    complete: bool
+
+    @property
+    def max(self) -> float:
+        return float(self.scores[0]) if len(self.scores) else 0.0
+
+
+class LuceneLeafScorer:
+    """Runs leaf sub-searches and exact scoring against one Lucene index.
+
+    Parameters
+    ----------
+    index_dir : str
+        Lucene index directory.
+    analyzer : Java Analyzer, optional
+        Analyzer to build leaf queries with; pass the one of the
+        ``LuceneSearcher`` that searches the same index so that leaves and
+        plain search tokenize identically.  Default: Anserini's English
+        analyzer (Porter stemmer, stopwords), as ``LuceneSearcher`` uses.
+    similarity : Java Similarity, optional
+        Default BM25 with k1=0.9, b=0.4 (Anserini's default).
+    """
+
+    def __init__(self, index_dir: str, analyzer=None, similarity=None):
+        ensure_pyserini()
+        from jnius import autoclass, cast
+
+        self._autoclass = autoclass
+        paths = autoclass("java.nio.file.Paths")
+        directory = autoclass("org.apache.lucene.store.FSDirectory").open(paths.get(str(index_dir)))
+        reader = autoclass("org.apache.lucene.index.DirectoryReader").open(directory)
+        self._reader = cast("org.apache.lucene.index.IndexReader", reader)
+        self._searcher = autoclass("org.apache.lucene.search.IndexSearcher")(self._reader)
+        if similarity is None:
+            similarity = autoclass("org.apache.lucene.search.similarities.BM25Similarity")(0.9, 0.4)
+        self._searcher.setSimilarity(similarity)
+        if analyzer is None:
+            analyzer = autoclass("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+        self._analyzer = analyzer
+        self._generator = autoclass("io.anserini.search.query.BagOfWordsQueryGenerator")()
+        self._score_mode = autoclass("org.apache.lucene.search.ScoreMode").COMPLETE
+        # Reading TopDocs.scoreDocs through pyjnius builds one Python proxy per
+        # hit (~4 us each); Jackson serialises the whole TopDocs in one call and
+        # Float.toString round-trips float32 exactly.  Measured 4x faster at 1000 hits.
+        self._json = autoclass("com.fasterxml.jackson.databind.ObjectMapper")()
+        # (context, docBase, maxDoc) per segment, for exact scoring segment by segment.
+        self._segments = [(ctx, ctx.docBase, ctx.reader().maxDoc()) for ctx in self._reader.leaves().toArray()]
+        self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
+        self._id_kind = self._docid_storage()
+        self._docid_cache: dict[int, str] = {}
+        self.num_docs = int(self._reader.numDocs())
+
+    # -- queries -----------------------------------------------------------
+    def set_similarity(self, similarity) -> None:
+        self._searcher.setSimilarity(similarity)
+
+    def query(self, text: str):
+        """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
+        return self._generator.buildQuery("contents", self._analyzer, text)
+
+    def search(self, text: str, k: int) -> LeafHits:
+        """Top ``k`` documents of one leaf with exact scores."""
+        top = self._searcher.search(self.query(text), int(k))
+        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        n = len(score_docs)
+        docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
+        scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
+        if n == 0:
+            logger.warning("term %r matches no document (are all its words stopwords?)", text)
+        return LeafHits(docs, scores, complete=n < k)
+
+    def score(self, text: str, docs: np.ndarray) -> np.ndarray:
+        """Exact BM25 score of ``text`` for each of ``docs`` (0 where it does not match).
+
+        Uses Lucene's own scorer on the leaf's weight, advancing through the
+        requested documents segment by segment, so the values are bit-identical
+        to what a search or ``IndexSearcher.explain`` reports.
+        """
+        docs = np.asarray(docs, dtype=np.int64)
+        out = np.zeros(len(docs), dtype=np.float32)
+        if len(docs) == 0:
+            return out
+        order = np.argsort(docs, kind="stable")
+        sorted_docs = docs[order]
+        query = self._searcher.rewrite(self.query(text))
+        weight = self._searcher.createWeight(query, self._score_mode, 1.0)
+        seg_of = np.searchsorted(self._starts, sorted_docs, side="right") - 1
+        values = np.zeros(len(docs), dtype=np.float32)
+        for seg in np.unique(seg_of):
+            ctx, base, _ = self._segments[seg]
+            scorer = weight.scorer(ctx)
+            if scorer is None:  # no document of this segment matches the leaf
+                continue
+            iterator = scorer.iterator()
+            current = -1
+            for i in np.flatnonzero(seg_of == seg):
+                target = int(sorted_docs[i]) - base
+                if current < target:
+                    current = iterator.advance(target)
+                if current == target:
+                    values[i] = scorer.score()
+        out[order] = values
+        return out
+
+    def explain(self, text: str, doc: int) -> float:
+        """Lucene's explanation value for one document (a slow, independent check)."""
+        return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
+
+    # -- docids ------------------------------------------------------------
+    def _docid_storage(self) -> str:
+        """How the ``id`` field can be read: BINARY / SORTED doc values, or stored."""
+        if not self._segments:
+            return "stored"
+        info = self._segments[0][0].reader().getFieldInfos().fieldInfo("id")
+        kind = info.getDocValuesType().toString() if info is not None else "NONE"
+        return kind if kind in ("BINARY", "SORTED") else "stored"
+
+    def docids(self, docs: np.ndarray) -> list[str]:
+        """Collection docids of internal Lucene docids (cached)."""
+        missing = sorted({int(d) for d in docs} - self._docid_cache.keys())
+        if missing:
+            self._resolve(missing)
+        return [self._docid_cache[int(d)] for d in docs]
+
+    def _resolve(self, docs: list[int]) -> None:
+        arr = np.asarray(docs, dtype=np.int64)
+        seg_of = np.searchsorted(self._starts, arr, side="right") - 1
+        for seg in np.unique(seg_of):
+            ctx, base, _ = self._segments[seg]
+            leaf = ctx.reader()
+            members = [int(d) for d in arr[seg_of == seg]]
+            if self._id_kind == "BINARY":
+                values = leaf.getBinaryDocValues("id")
+                for d in members:
+                    values.advanceExact(d - base)
+                    self._docid_cache[d] = values.binaryValue().utf8ToString()
+            elif self._id_kind == "SORTED":
+                values = leaf.getSortedDocValues("id")
+                for d in members:
+                    values.advanceExact(d - base)
+                    self._docid_cache[d] = values.lookupOrd(values.ordValue()).utf8ToString()
+            else:
+                stored = leaf.storedFields()
+                for d in members:
+                    self._docid_cache[d] = stored.document(d - base).get("id")
+
+    def lucene_docid(self, docid: str) -> int | None:
+        """Internal Lucene docid of a collection docid (None if absent)."""
+        top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
+            self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
+        docs = top.scoreDocs
+        return int(docs[0].doc) if len(docs) else None
+
+    def close(self) -> None:
+        self._reader.close()

@@ -1,0 +1,98 @@
+"""CLIs end to end: index -> search -> eval, and their failure modes."""
+
+import subprocess
+import sys
+
+import pytest
+
+from logical_pyserini.eval.__main__ import main as eval_main
+from logical_pyserini.search.__main__ import main as search_main
+
+TOPICS = "q1\tmuseum AND (Paris OR Amsterdam) AND NOT art\nq2\tscience museum\n"
+QRELS = "q1 0 m02 1\nq1 0 m04 1\nq1 0 m07 1\nq1 0 m09 1\nq2 0 m04 1\nq2 0 m07 1\nq2 0 m10 1\n"
+
+
+@pytest.fixture()
+def topics(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text(TOPICS)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    return path
+
+
+def run_module(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_index_search_eval_end_to_end(tmp_path, museum_corpus, topics):
+    index = tmp_path / "idx"
+    done = run_module("logical_pyserini.index", "--input", str(museum_corpus), "--index", str(index), "--quiet")
+    assert done.returncode == 0, done.stderr
+    run = tmp_path / "run.txt"
+    done = run_module("logical_pyserini.search", "--index", str(index), "--topics", str(topics),
+                      "--output", str(run), "--hits", "5", "--quiet")
+    assert done.returncode == 0, done.stderr
+    lines = run.read_text().splitlines()
+    assert [line.split()[0] for line in lines].count("q1") == 5
+    assert lines[0].split()[2] in {"m02", "m04", "m07", "m09"}
+    done = run_module("logical_pyserini.eval", "--qrels", str(tmp_path / "qrels.txt"), "--run", f"logical={run}",
+                      "--measures", "nDCG@10 P@1")
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if "logical" in line)
+    assert float(row.split("|")[5]) == 1.0  # P@1 of both topics
+
+
+def test_bad_query_is_reported_and_others_still_run(tmp_path, museum_index, capsys):
+    topics = tmp_path / "t.tsv"
+    topics.write_text("ok\tmuseum AND NOT art\nbad\tmuseum AND (art\nneg\tNOT art\n")
+    run = tmp_path / "run.txt"
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run), "--quiet"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "failed qid bad: unbalanced parentheses" in err and "position 11" in err
+    assert "failed qid neg: NoPositiveTermError" in err
+    assert {line.split()[0] for line in run.read_text().splitlines()} == {"ok"}
+
+
+def test_missing_index_exits_non_zero(tmp_path, topics):
+    done = run_module("logical_pyserini.search", "--index", str(tmp_path / "missing"), "--topics", str(topics),
+                      "--output", str(tmp_path / "r.txt"))
+    assert done.returncode == 2
+    assert "Lucene index not found" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_plain_baseline_and_jsonl_topics(tmp_path, museum_index):
+    topics = tmp_path / "t.jsonl"
+    topics.write_text('{"qid": "q1", "query": "science museum"}\n')
+    run = tmp_path / "run.txt"
+    assert search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
+                        "--plain", "--quiet", "--hits", "3"]) == 0
+    assert [line.split()[5] for line in run.read_text().splitlines()] == ["bm25"] * 3
+
+
+def test_search_rejects_bad_flags(museum_index, topics, tmp_path):
+    with pytest.raises(SystemExit):
+        search_main(["--index", str(museum_index), "--topics", str(topics), "--output", "x", "--and", "xor"])
+    # sigmoid without its parameters is a usage error, reported before any search runs.
+    assert search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(tmp_path / "r"),
+                        "--normalize", "sigmoid"]) == 2
+    assert not (tmp_path / "r").exists()
+
+
+def test_eval_group_by_and_missing_queries_count_zero(tmp_path, capsys):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text("q1 Q0 m02 1 2.0 x\nq1 Q0 m01 2 1.0 x\n")  # q2 missing from the run
+    (tmp_path / "meta.jsonl").write_text('{"qid": "q1", "negations": 1}\n{"qid": "q2", "negations": 0}\n')
+    code = eval_main(["--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "run.txt"),
+                      "--measures", "P@1", "--group-by", f"{tmp_path / 'meta.jsonl'}:negations"])
+    assert code == 0
+    rows = {line.split("|")[1].strip(): float(line.split("|")[4]) for line in capsys.readouterr().out.splitlines()[2:]}
+    assert rows == {"all": 0.5, "0": 0.0, "1": 1.0}
+
+
+def test_eval_errors(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    assert eval_main(["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "missing.txt")]) == 2
+    (tmp_path / "r.txt").write_text("q1 Q0 m02 1 2.0 x\n")
+    assert eval_main(["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--measures", "Bogus@3"]) == 2

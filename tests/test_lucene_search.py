@@ -1,0 +1,148 @@
+"""LogicalLuceneSearcher on a real Lucene index built in the test."""
+
+import numpy as np
+import pytest
+
+from logical_pyserini.query import QuerySyntaxError
+from logical_pyserini.search import LogicalLuceneSearcher, NoPositiveTermError
+
+from conftest import write_corpus
+
+QUERY = 'museum AND (Paris OR Amsterdam) AND NOT art'
+
+
+def test_single_leaf_ranks_exactly_like_lucene_searcher(searcher):
+    from pyserini.search.lucene import LuceneSearcher
+
+    plain = LuceneSearcher.search(searcher, "science museum paris", 10)
+    ours = searcher.search("science museum paris", 10)
+    assert [(h.docid, h.score) for h in ours] == [(h.docid, h.score) for h in plain]
+    # Quoting one term does not change what it means.
+    assert [h.docid for h in searcher.search('"science museum paris"', 10)] == [h.docid for h in plain]
+
+
+def test_logical_query_enforces_and_or_not(searcher):
+    hits = searcher.search(QUERY, k=20)
+    # Museums in Paris or Amsterdam that are not art museums come first ...
+    assert {h.docid for h in hits[:4]} == {"m02", "m04", "m07", "m09"}
+    # ... then the art museums (NOT is fuzzy: 1 - normalised score), then the rest.
+    assert {h.docid for h in hits[4:8]} == {"m01", "m03", "m08", "m12"}
+    assert hits[3].score > hits[4].score
+
+
+def test_plain_bm25_ranks_the_negated_term_high(searcher):
+    # The failure logical search fixes: plain BM25 rewards documents mentioning "art".
+    plain = searcher.plain_search("museum Paris Amsterdam art", 3)
+    assert any(h.docid in {"m01", "m03", "m08", "m12"} for h in plain)
+
+
+def test_not_term_demotes_an_otherwise_equal_document(tmp_path):
+    from logical_pyserini.index import build_lucene_index
+
+    corpus = write_corpus(tmp_path / "c.jsonl", [("a", "red apple pie recipe"), ("b", "red apple pie recipe walnut")])
+    build_lucene_index(corpus, tmp_path / "idx", progress=False)
+    s = LogicalLuceneSearcher(str(tmp_path / "idx"))
+    hits = s.search('"apple pie" AND NOT walnut', 2)
+    assert [h.docid for h in hits] == ["a", "b"]
+    assert hits[0].score > hits[1].score
+    # Without the NOT both documents are equally good for the positive leaf.
+    assert s.search('"apple pie" AND recipe', 2)[0].score > 0
+
+
+def test_exact_leaf_scores_equal_lucene_explain(searcher):
+    hits = searcher.search(QUERY, k=20)
+    for hit in hits:
+        report = searcher.explain(QUERY, hit.docid)
+        assert report["score"] == pytest.approx(hit.score, rel=1e-12)
+        for leaf in _leaves(report):
+            assert leaf["raw"] == pytest.approx(searcher.leaves.explain(leaf["term"], hit.lucene_docid), rel=1e-6)
+
+
+def test_exact_scores_outside_a_leafs_top_hits(museum_index):
+    # With leaf_hits=3 the NOT leaf keeps 3 of its 5 matches; the other
+    # candidates that contain "art" must get Lucene's exact score, not 0.
+    shallow = LogicalLuceneSearcher(str(museum_index), leaf_hits=3)
+    q = "museum OR Paris OR Amsterdam OR NOT art"
+    art_top = set(shallow.leaves.docids(shallow.leaves.search("art", 3).docs))
+    outside = 0
+    for hit in shallow.search(q, 50):
+        report = shallow.explain(q, hit.docid)
+        art = next(leaf for leaf in _leaves(report) if leaf["term"] == "art")
+        assert art["raw"] == pytest.approx(shallow.leaves.explain("art", hit.lucene_docid), rel=1e-6)
+        if hit.docid not in art_top and art["raw"] > 0:
+            outside += 1
+    assert outside >= 1, "a candidate outside the NOT leaf's top hits contains 'art'"
+    deep = LogicalLuceneSearcher(str(museum_index), leaf_hits=1000)
+    common = {h.docid: h.leaf_scores for h in deep.search(q, 50)}
+    for hit in shallow.search(q, 50):
+        assert hit.leaf_scores == pytest.approx(common[hit.docid])
+
+
+def test_exact_scores_match_index_reader(museum_index, searcher):
+    from pyserini.index.lucene import LuceneIndexReader
+
+    reader = LuceneIndexReader(str(museum_index))
+    for docid in ("m01", "m04", "m09"):
+        expected = reader.compute_query_document_score(docid, "Amsterdam")
+        got = searcher.leaves.score("Amsterdam", np.array([searcher.leaves.lucene_docid(docid)]))[0]
+        assert got == pytest.approx(expected, abs=1e-6)
+
+
+def test_batch_search_equals_search(searcher):
+    queries = [QUERY, "science museum", "art AND NOT Paris", "(Paris OR London) AND museum"]
+    qids = ["q1", "q2", "q3", "q4"]
+    for threads in (1, 2):
+        batch = searcher.batch_search(queries, qids, k=5, threads=threads)
+        assert list(batch) == qids
+        for q, qid in zip(queries, qids):
+            assert [(h.docid, h.score) for h in batch[qid]] == [(h.docid, h.score) for h in searcher.search(q, 5)]
+
+
+def test_hits_give_access_to_the_stored_document(searcher):
+    hit = searcher.search(QUERY, 1)[0]
+    assert "museum" in hit.contents
+    assert hit.docid in hit.raw
+
+
+def test_operator_choice_changes_scores(museum_index):
+    a = LogicalLuceneSearcher(str(museum_index))
+    b = LogicalLuceneSearcher(str(museum_index), operators=__import__("logical_pyserini").Operators("min", "max"))
+    sa = {h.docid: h.score for h in a.search(QUERY, 5)}
+    sb = {h.docid: h.score for h in b.search(QUERY, 5)}
+    assert all(v <= 1.0 for v in sb.values())
+    assert sa != sb
+
+
+def test_bad_queries_fail_loudly(searcher):
+    with pytest.raises(QuerySyntaxError):
+        searcher.search("museum AND (Paris", 5)
+    with pytest.raises(NoPositiveTermError):
+        searcher.search("NOT art", 5)
+    with pytest.raises(ValueError, match="dense"):
+        searcher.search('dense:"art" AND museum', 5)
+
+
+def test_missing_index_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a directory"):
+        LogicalLuceneSearcher(str(tmp_path / "nope"))
+    with pytest.raises(FileNotFoundError, match="segments_N"):
+        LogicalLuceneSearcher(str(tmp_path))
+
+
+def test_unknown_docid_in_explain(searcher):
+    with pytest.raises(KeyError):
+        searcher.explain(QUERY, "no-such-doc")
+
+
+def test_explain_of_a_non_candidate(searcher):
+    report = searcher.explain(QUERY, "m05")  # Madrid: retrieved by 'museum', so a candidate with score 0
+    assert report["candidate"] and report["score"] == 0.0
+    report = searcher.explain("Paris AND NOT art", "m10")  # London: no positive leaf retrieves it
+    assert not report["candidate"]
+
+
+def _leaves(node):
+    if "term" in node:
+        yield node
+    for child in node.get("children", []):
+        yield from _leaves(child)
