@@ -1,0 +1,1091 @@
+"""Deterministic generator of the bundled logical-retrieval demo dataset.
+
+The corpus is a small synthetic encyclopedia of four entity kinds (museums,
+films, novels, restaurants).  Every document is drawn from a set of
+*attributes* -- its kind, one city, one to three kind-specific types
+(collection, genre, theme or cuisine) and up to two features -- and each
+attribute is written into the text with the exact word(s) of the query term
+that stands for it.  Words of attributes a document does *not* have never
+occur in it, so a BM25 leaf for one attribute retrieves exactly the documents
+that have it.
+
+Queries combine attribute terms with ``AND`` / ``OR`` / ``NOT`` following the
+QUEST templates plus three multi-negation templates.  Relevance is computed
+from the attribute sets with exact set semantics, never from the text.  For
+every query the generator also makes sure the corpus holds *near misses*:
+documents that satisfy every condition but one.  For a negated term those
+documents mention the excluded term, which is what plain BM25 over the query
+text rewards and logical retrieval penalises.
+
+Run ``python -m logical_pyserini.data._demo --output DIR`` to regenerate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Union
+
+# ---------------------------------------------------------------------------
+# Vocabulary.  Every query term (kind, city, type and feature values) must be
+# a word used nowhere else in the corpus; ``_audit`` enforces this.
+# ---------------------------------------------------------------------------
+
+KINDS: tuple[str, ...] = ("museum", "film", "novel", "restaurant")
+
+# Single-word city names, so a city leaf is one rare term.  Earlier entries are
+# more frequent (see ``_zipf``); each kind rotates the list so that the most
+# common city differs between kinds.
+CITIES: tuple[str, ...] = (
+    "Paris", "Amsterdam", "Rome", "Venice", "Lyon", "Berlin", "Vienna", "Lisbon",
+    "Prague", "Madrid", "Naples", "Copenhagen", "Edinburgh", "Seville", "Krakow", "Porto",
+)
+
+ATTRIBUTE_ORDER: tuple[str, ...] = ("type", "city", "feature")
+
+# Phrases used in the natural-language questions; a ``mod`` is (prefix, value)
+# so that "set in Rome" + "set in Venice" can be merged into "set in Rome or
+# Venice".  Negated prefixes are looked up here.
+NEGATED_PREFIX: dict[str, str] = {
+    "in": "not in",
+    "set in": "not set in",
+    "devoted to": "not devoted to",
+    "that are": "that are not",
+    "about": "not about",
+    "serving": "not serving",
+    "with": "without",
+    "offering": "not offering",
+    "that won": "that did not win",
+    "that became": "that did not become",
+}
+
+# Per kind: how the kind and the city are written, the kind-specific types and
+# features (value -> NL forms and 3 sentence variants) and neutral filler.
+# Only the intro names the kind, so the kind term has tf 1 everywhere: it
+# must not outweigh the repeated rare terms that make plain BM25 fail on AND.
+# Sentence placeholders: {title} {city} {person} {person2} {year} {number}.
+KIND_SPECS: dict[str, dict] = {
+    "museum": {
+        "plural": "museums",
+        "city_prefix": "in",
+        "titles": ("{name} House", "The {name} Collection", "{name} Foundation", "Palazzo {name}"),
+        "intro": (
+            "It is a museum founded by {person}.",
+            "It is a museum that opened in {year}.",
+            "It is a public museum.",
+        ),
+        "city": (
+            "The building is located in {city}.",
+            "It stands in the old centre of {city}.",
+            "It is one of the most visited sights in {city}.",
+        ),
+        "types": {
+            "art": {"noun": "art museums", "mod": ("devoted to", "art"), "sentences": (
+                "Its art collection is renowned.",
+                "Its galleries show art from the last four centuries.",
+                "The curators lend art to exhibitions abroad.")},
+            "history": {"noun": "history museums", "mod": ("devoted to", "history"), "sentences": (
+                "It is devoted to the history of the region.",
+                "Displays trace the history of local trades.",
+                "The curators present history through everyday objects.")},
+            "science": {"noun": "science museums", "mod": ("devoted to", "science"), "sentences": (
+                "Hands-on exhibits make science accessible.",
+                "School groups come to explore science experiments.",
+                "Interactive displays explain the science of light and sound.")},
+            "maritime": {"noun": "maritime museums", "mod": ("devoted to", "maritime heritage"), "sentences": (
+                "It preserves the maritime heritage of the docks.",
+                "Ship models recall the region's maritime past.",
+                "The maritime galleries display navigation instruments.")},
+            "archaeology": {"noun": "archaeology museums", "mod": ("devoted to", "archaeology"), "sentences": (
+                "Its archaeology collection is extensive.",
+                "Finds from nearby excavations form the core of its archaeology displays.",
+                "The archaeology rooms hold pottery, coins and tools.")},
+            "photography": {"noun": "photography museums", "mod": ("devoted to", "photography"), "sentences": (
+                "It specialises in photography.",
+                "The collection covers photography from the nineteenth century onwards.",
+                "Rotating shows present contemporary photography.")},
+            "railway": {"noun": "railway museums", "mod": ("devoted to", "railway heritage"), "sentences": (
+                "A former engine shed houses its railway collection.",
+                "Restored locomotives recall the age of railway travel.",
+                "Visitors can ride a short railway line in the yard.")},
+            "textile": {"noun": "textile museums", "mod": ("devoted to", "textiles"), "sentences": (
+                "Its textile holdings are extensive.",
+                "Looms and fabrics document the textile industry.",
+                "The textile collection includes lace and tapestries.")},
+        },
+        "features": {
+            "garden": {"mod": ("with", "a garden"), "sentences": (
+                "A sculpture garden surrounds the building.",
+                "The building has a small garden.",
+                "Visitors can rest in the garden behind the building.")},
+            "library": {"mod": ("with", "a library"), "sentences": (
+                "A research library is open to scholars.",
+                "The reading library holds rare catalogues.",
+                "Its library can be visited by appointment.")},
+            "guided tours": {"mod": ("offering", "guided tours"), "sentences": (
+                "Guided tours run every afternoon.",
+                "Staff offer guided tours in several languages.",
+                "Volunteers lead guided tours at weekends.")},
+            "auditorium": {"mod": ("with", "an auditorium"), "sentences": (
+                "An auditorium hosts lectures and screenings.",
+                "The auditorium seats two hundred people.",
+                "Talks are held in the auditorium on Thursdays.")},
+        },
+        "filler": (
+            "Temporary exhibitions change every season.",
+            "Admission is reduced for students.",
+            "The building was restored in {year}.",
+            "A shop near the entrance sells postcards and catalogues.",
+            "Volunteers welcome school groups on weekdays.",
+            "Donations from private collectors expanded its holdings.",
+            "Opening hours are longer in summer.",
+            "Audio commentary is available at the front desk.",
+        ),
+    },
+    "film": {
+        "plural": "films",
+        "city_prefix": "set in",
+        "titles": ("The {adj} {noun}", "{adj} {noun}"),
+        "intro": (
+            "It is a film directed by {person}.",
+            "It is a {year} film by {person}.",
+            "It is a feature film.",
+        ),
+        "city": (
+            "The story is set in {city}.",
+            "The action takes place in {city}.",
+            "It was shot on location in {city}.",
+        ),
+        "types": {
+            "comedy": {"noun": "comedy films", "mod": ("that are", "comedies"), "sentences": (
+                "It is a comedy.",
+                "The comedy follows two rivals forced to share a flat.",
+                "Audiences laughed through the whole comedy.")},
+            "musical": {"noun": "musicals", "mod": ("that are", "musicals"), "sentences": (
+                "It is a musical.",
+                "The musical numbers were staged in a single take.",
+                "Critics called it the most charming musical of its year.")},
+            "thriller": {"noun": "thrillers", "mod": ("that are", "thrillers"), "sentences": (
+                "It is a thriller.",
+                "The thriller builds tension slowly.",
+                "Its plot is a tightly wound thriller about a stolen ledger.")},
+            "western": {"noun": "westerns", "mod": ("that are", "westerns"), "sentences": (
+                "It is a western.",
+                "The western features long rides across empty plains.",
+                "Fans of the western genre praise its final duel.")},
+            "horror": {"noun": "horror films", "mod": ("that are", "horror films"), "sentences": (
+                "It belongs to the horror genre.",
+                "The horror builds inside an isolated house.",
+                "Its horror sequences were shot at night.")},
+            "documentary": {"noun": "documentaries", "mod": ("that are", "documentaries"), "sentences": (
+                "It is a documentary.",
+                "The documentary follows its subjects over several years.",
+                "Interviews give the documentary its shape.")},
+            "animation": {"noun": "animated films", "mod": ("that are", "animated films"), "sentences": (
+                "It is a work of animation.",
+                "Hand-drawn animation gives it a distinctive look.",
+                "The animation took four years to complete.")},
+            "drama": {"noun": "dramas", "mod": ("that are", "dramas"), "sentences": (
+                "It is a drama.",
+                "The drama centres on a family in crisis.",
+                "Critics praised the drama for its restraint.")},
+        },
+        "features": {
+            "award": {"mod": ("that won", "an award"), "noun": "award-winning films", "sentences": (
+                "It won a major award.",
+                "It received an award for best screenplay.",
+                "The lead actor won an award for the role.")},
+            "sequel": {"mod": ("that are", "sequels"), "noun": "sequels", "sentences": (
+                "It is a sequel to an earlier success.",
+                "As a sequel, it reunites the original cast.",
+                "This sequel picks up where the first instalment ended.")},
+            "remake": {"mod": ("that are", "remakes"), "noun": "remakes", "sentences": (
+                "It is a remake of an older picture.",
+                "The remake moves the original plot to a new era.",
+                "Critics compared the remake with its source.")},
+            "directorial debut": {"mod": ("that are", "directorial debuts"), "noun": "directorial debuts",
+                                  "sentences": (
+                "It was the directorial debut of {person2}.",
+                "As a directorial debut, it drew wide attention.",
+                "The directorial debut was made on a tiny budget.")},
+        },
+        "filler": (
+            "The cast includes {person} and {person2}.",
+            "The screenplay was written by {person2}.",
+            "It runs for {number} minutes.",
+            "It premiered at an autumn festival.",
+            "The soundtrack was composed by {person2}.",
+            "Reviewers singled out the cinematography.",
+            "It was released in cinemas in {year}.",
+            "The production was financed independently.",
+        ),
+    },
+    "novel": {
+        "plural": "novels",
+        "city_prefix": "set in",
+        "titles": ("The {noun} of {name}", "{name}'s {noun}", "A {adj} {noun}"),
+        "intro": (
+            "It is a novel by {person}.",
+            "It is a {year} novel written by {person}.",
+            "It is a novel.",
+        ),
+        "city": (
+            "The book is set in {city}.",
+            "Its plot unfolds in {city}.",
+            "Most chapters take place in {city}.",
+        ),
+        "types": {
+            "war": {"noun": "war novels", "mod": ("about", "war"), "sentences": (
+                "It is a book about war.",
+                "The war shapes every chapter.",
+                "Its characters struggle to survive the war.")},
+            "espionage": {"noun": "espionage novels", "mod": ("about", "espionage"), "sentences": (
+                "It is a tale of espionage.",
+                "Espionage drives the plot from the first page.",
+                "The author knew the world of espionage at first hand.")},
+            "romance": {"noun": "romance novels", "mod": ("about", "romance"), "sentences": (
+                "It is a romance.",
+                "The romance between two letter writers carries the plot.",
+                "Readers remember it as a tender romance.")},
+            "mystery": {"noun": "mystery novels", "mod": ("about", "solving a mystery"), "sentences": (
+                "It is a classic mystery.",
+                "The mystery is solved only in the last chapter.",
+                "A missing heir sets the mystery in motion.")},
+            "exile": {"noun": "novels about exile", "mod": ("about", "exile"), "sentences": (
+                "It is a book about exile.",
+                "Exile and return are its central themes.",
+                "The hero lives in exile for decades.")},
+            "revolution": {"noun": "novels about revolution", "mod": ("about", "revolution"), "sentences": (
+                "It is a book about revolution.",
+                "A failed revolution divides the family.",
+                "The revolution is seen through the eyes of a printer.")},
+            "friendship": {"noun": "novels about friendship", "mod": ("about", "friendship"), "sentences": (
+                "It is a book about friendship.",
+                "A lifelong friendship anchors the plot.",
+                "The friendship of two neighbours survives every quarrel.")},
+            "childhood": {"noun": "novels about childhood", "mod": ("about", "childhood"), "sentences": (
+                "It is a book about childhood.",
+                "Memories of childhood fill the first half.",
+                "The narrator revisits a rural childhood.")},
+        },
+        "features": {
+            "award": {"mod": ("that won", "an award"), "noun": "award-winning novels", "sentences": (
+                "The book won a literary award.",
+                "It received an award from the national academy.",
+                "Its author accepted an award for the book.")},
+            "sequel": {"mod": ("that are", "sequels"), "noun": "sequels", "sentences": (
+                "It is a sequel to the author's first book.",
+                "As a sequel, it returns to familiar characters.",
+                "This sequel picks up where the previous volume ended.")},
+            "bestseller": {"mod": ("that became", "bestsellers"), "noun": "bestsellers", "sentences": (
+                "It became a bestseller within weeks.",
+                "The bestseller has been translated into many languages.",
+                "Booksellers stocked the bestseller for months.")},
+            "illustrated": {"mod": ("that are", "illustrated"), "noun": "illustrated novels", "sentences": (
+                "The edition is illustrated with woodcuts.",
+                "It is illustrated throughout by {person2}.",
+                "Each chapter is illustrated with a small drawing.")},
+        },
+        "filler": (
+            "It was first published in {year}.",
+            "Reviewers admired its spare prose.",
+            "The book runs to {number} pages.",
+            "It has been reprinted several times.",
+            "The narrator looks back on a single summer.",
+            "The author drafted it over three winters.",
+            "Its chapters are short and vivid.",
+        ),
+    },
+    "restaurant": {
+        "plural": "restaurants",
+        "city_prefix": "in",
+        "titles": ("Chez {name}", "{name} Kitchen", "Casa {name}", "The {name} Table", "{name} Brasserie"),
+        "intro": (
+            "It is a restaurant run by chef {person}.",
+            "It is a restaurant that opened in {year}.",
+            "It is a family restaurant.",
+        ),
+        "city": (
+            "The dining room is located in {city}.",
+            "It sits on a quiet street in {city}.",
+            "Locals in {city} book tables weeks ahead.",
+        ),
+        "types": {
+            "seafood": {"noun": "seafood restaurants", "mod": ("serving", "seafood"), "sentences": (
+                "It specialises in seafood.",
+                "The menu centres on seafood from the morning market.",
+                "Regulars come for the seafood platters.")},
+            "vegetarian": {"noun": "vegetarian restaurants", "mod": ("serving", "vegetarian food"), "sentences": (
+                "Its cooking is entirely vegetarian.",
+                "The kitchen cooks an entirely vegetarian menu.",
+                "Its vegetarian tasting menu changes weekly.")},
+            "Japanese": {"noun": "Japanese restaurants", "mod": ("serving", "Japanese food"), "sentences": (
+                "It serves Japanese cuisine.",
+                "The chef trained in Japanese kitchens.",
+                "Japanese dishes are prepared at a long counter.")},
+            "Lebanese": {"noun": "Lebanese restaurants", "mod": ("serving", "Lebanese food"), "sentences": (
+                "It serves Lebanese cuisine.",
+                "Lebanese mezze are shared at every table.",
+                "The family behind it brought Lebanese recipes from home.")},
+            "Mexican": {"noun": "Mexican restaurants", "mod": ("serving", "Mexican food"), "sentences": (
+                "It serves Mexican cuisine.",
+                "Tortillas are pressed by hand for the Mexican menu.",
+                "Mexican street dishes dominate the menu.")},
+            "Indian": {"noun": "Indian restaurants", "mod": ("serving", "Indian food"), "sentences": (
+                "It serves Indian cuisine.",
+                "Indian curries are cooked in a clay oven.",
+                "The Indian menu draws on regional recipes.")},
+            "Thai": {"noun": "Thai restaurants", "mod": ("serving", "Thai food"), "sentences": (
+                "It serves Thai cuisine.",
+                "Thai curries and salads fill the menu.",
+                "The Thai kitchen balances sour and sweet.")},
+            "barbecue": {"noun": "barbecue restaurants", "mod": ("serving", "barbecue"), "sentences": (
+                "It specialises in barbecue.",
+                "Meat is smoked for hours over oak for the barbecue.",
+                "The barbecue pit is visible from the dining room.")},
+        },
+        "features": {
+            "terrace": {"mod": ("with", "a terrace"), "sentences": (
+                "Tables are set out on a terrace in summer.",
+                "The terrace overlooks the street.",
+                "Guests can dine on the terrace.")},
+            "garden": {"mod": ("with", "a garden"), "sentences": (
+                "Diners can eat in a walled garden.",
+                "A herb garden supplies the kitchen.",
+                "The garden tables fill quickly in summer.")},
+            "Michelin star": {"mod": ("with", "a Michelin star"), "noun": "Michelin-starred restaurants",
+                              "sentences": (
+                "It holds a Michelin star.",
+                "The kitchen earned a Michelin star.",
+                "The Michelin star came after ten years of work.")},
+            "brunch": {"mod": ("serving", "brunch"), "sentences": (
+                "Brunch is served on Sundays.",
+                "The weekend brunch draws long queues.",
+                "Its brunch menu is popular with families.")},
+        },
+        "filler": (
+            "The dining room seats {number} guests.",
+            "Reservations are recommended at weekends.",
+            "The wine list favours small producers.",
+            "Lunch is served from noon.",
+            "Prices are moderate for the area.",
+            "The chef changes the menu with the seasons.",
+            "Service is friendly and quick.",
+        ),
+    },
+}
+
+# Neutral material for titles and people; ``_audit`` rejects any collision
+# with a query term.
+TITLE_ADJECTIVES: tuple[str, ...] = (
+    "Silent", "Last", "Hidden", "Broken", "Golden", "Quiet", "Distant", "Crimson", "Narrow",
+    "Patient", "Bright", "Hollow", "Restless", "Gentle", "Lonely", "Northern", "Pale", "Sudden",
+    "Burning", "Frozen", "Secret", "Second", "Wild", "Empty", "Open", "Fragile", "Borrowed",
+    "Little", "Final", "Velvet",
+)
+TITLE_NOUNS: tuple[str, ...] = (
+    "Harbour", "Orchard", "Bridge", "Window", "Letter", "Lantern", "River", "Mirror", "Season",
+    "Staircase", "Promise", "Island", "Station", "Compass", "Tide", "Stranger", "Voyage",
+    "Country", "Kingdom", "Ballroom", "Passage", "Signal", "Shadow", "Border", "Hour", "Field",
+    "Lighthouse", "Silence", "Meadow", "Echo",
+)
+FIRST_NAMES: tuple[str, ...] = (
+    "Anna", "Marek", "Ines", "Tomas", "Lena", "Oskar", "Clara", "Emil", "Sofia", "Jonas",
+    "Maren", "Pavel", "Irene", "Luca", "Nora", "Felix", "Vera", "Anton", "Greta", "Hugo",
+)
+NAME_SYLLABLES: tuple[str, ...] = (
+    "bar", "den", "vel", "mor", "tan", "lis", "gra", "ven", "hol", "rik", "sa", "no", "tel",
+    "dor", "fen", "ka", "lu", "mir", "os", "pe", "ran", "sol", "ta", "vi", "wen", "zor",
+)
+
+# ---------------------------------------------------------------------------
+# Query templates.  A shape is a nested tuple ("and" | "or" | "not", ...) over
+# slot letters; every query is ``kind AND shape``.  Phrasings are format
+# strings over the fields built by ``_nl_fields``.
+# ---------------------------------------------------------------------------
+
+Node = Union[str, tuple]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A query template: its name, logical shape and English phrasings."""
+
+    name: str
+    shape: Node
+    phrasings: tuple[str, ...]
+
+
+TEMPLATES: tuple[Template, ...] = (
+    Template("_", "A", ("{POS}", "{Kp} {A_mod}")),
+    Template("_ or _", ("or", "A", "B"), ("{Kp} {OR_mod}", "{OR_np}")),
+    Template("_ or _ or _", ("or", "A", "B", "C"), ("{Kp} {OR_mod}", "{OR_np}")),
+    Template("_ that are also _", ("and", "A", "B"), (
+        "{POS}",
+        "{A_head} that are also {B_np}",
+    )),
+    Template("_ that are not _", ("and", "A", ("not", "B")), (
+        "{A_head} that are not {B_np}",
+        "{A_head} but not {B_np}",
+        "{A_head} excluding {B_np}",
+        "{A_head} except {B_np}",
+        "{A_head} other than {B_np}",
+        "{A_head} {B_neg}",
+    )),
+    Template("_ that are also both _ and _", ("and", "A", "B", "C"), (
+        "{POS}",
+        "{A_head} that are both {B_np} and {C_np}",
+    )),
+    Template("_ that are also _ but not _", ("and", "A", "B", ("not", "C")), (
+        "{A_head} that are also {B_np} but not {C_np}",
+        "{POS} but not {C_np}",
+        "{POS}, excluding {C_np}",
+        "{POS} and {C_neg}",
+        "{POS} except {C_np}",
+    )),
+    Template("A AND NOT B AND NOT C", ("and", "A", ("not", "B"), ("not", "C")), (
+        "{A_head} that are not {B_np} and not {C_np}",
+        "{A_head} {B_neg} and {C_neg}",
+        "{A_head} but not {B_np}, and not {C_np} either",
+        "{A_head} excluding {B_np} as well as {C_np}",
+    )),
+    Template("(A OR B) AND NOT C", ("and", ("or", "A", "B"), ("not", "C")), (
+        "{Kp} {OR_mod} but not {C_np}",
+        "{Kp} {OR_mod} {C_neg}",
+        "{Kp} {OR_mod}, excluding {C_np}",
+        "{Kp} {OR_mod} except {C_np}",
+    )),
+    Template("A AND NOT (B OR C)", ("and", "A", ("not", ("or", "B", "C"))), (
+        "{A_head} that are neither {B_np} nor {C_np}",
+        "{A_head}, but neither {B_np} nor {C_np}",
+        "{A_head} other than {B_np} or {C_np}",
+        "{A_head}, excluding any {B_np} or {C_np}",
+    )),
+)
+
+# Sizes.  Queries are accepted when the base corpus gives them MIN..MAX_BASE
+# relevant documents; injected near misses can add a few, hence MAX_FINAL.
+DOCS_PER_KIND = 500
+QUERIES_PER_KIND_AND_TEMPLATE = 4
+MIN_RELEVANT = 3
+MAX_RELEVANT_BASE = 40
+MIN_NATURAL_HARD_NEGATIVES = 3
+MAX_RELEVANT_FINAL = 60
+NEAR_MISSES_NEGATED = 8  # docs mentioning an excluded term: the BM25 trap
+NEAR_MISSES_POSITIVE = 3  # docs lacking one required term
+MAX_ATTEMPTS = 5000
+# Zipf exponent of attribute values: a steep skew gives both very common
+# values (many hard negatives when negated) and rare ones (small OR queries).
+ZIPF_EXPONENT = 1.0
+# Share of attributes mentioned twice, and of documents that mention one
+# attribute three times (see ``_render``).
+REPEAT_RATE = 0.3
+FOCUS_RATE = 0.3
+
+# ---------------------------------------------------------------------------
+# Documents
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entity:
+    """Attributes of one document; the text is rendered from them."""
+
+    kind: str
+    city: str
+    types: tuple[str, ...]
+    features: tuple[str, ...]
+
+    @cached_property
+    def atoms(self) -> frozenset[str]:
+        """Atom ids (``attribute:value``) that are true for this entity."""
+        return frozenset(
+            [f"kind:{self.kind}", f"city:{self.city}"]
+            + [f"type:{t}" for t in self.types]
+            + [f"feature:{f}" for f in self.features]
+        )
+
+
+def _term(atom: str) -> str:
+    """Query term for an atom id: the value after ``attribute:``."""
+    return atom.split(":", 1)[1]
+
+
+def _zipf(n: int, exponent: float) -> list[float]:
+    """Skewed weights so that values range from common to rare."""
+    return [1.0 / (rank + 1) ** exponent for rank in range(n)]
+
+
+def _city_order(kind: str) -> tuple[str, ...]:
+    """Cities in descending popularity for ``kind`` (a rotation of CITIES)."""
+    shift = 4 * KINDS.index(kind)
+    return CITIES[shift:] + CITIES[:shift]
+
+
+def _atoms_of(kind: str) -> dict[str, list[str]]:
+    """Atom ids a query about ``kind`` may use, by attribute, in fixed order."""
+    spec = KIND_SPECS[kind]
+    return {
+        "city": [f"city:{c}" for c in _city_order(kind)],
+        "type": [f"type:{t}" for t in spec["types"]],
+        "feature": [f"feature:{f}" for f in spec["features"]],
+    }
+
+
+def _pick(rng: random.Random, values: list[str], weights: list[float], k: int, exclude: set[str]) -> list[str]:
+    """Draw ``k`` distinct values by weight, skipping ``exclude``."""
+    pool = [(v, w) for v, w in zip(values, weights) if v not in exclude]
+    chosen: list[str] = []
+    for _ in range(min(k, len(pool))):
+        value = rng.choices([v for v, _ in pool], weights=[w for _, w in pool])[0]
+        chosen.append(value)
+        pool = [(v, w) for v, w in pool if v != value]
+    return chosen
+
+
+def _make_entity(kind: str, rng: random.Random, must: frozenset[str] = frozenset(),
+                 must_not: frozenset[str] = frozenset()) -> Entity:
+    """Sample an entity of ``kind``, forcing atoms in ``must`` / ``must_not``.
+
+    Types are multi-valued (1-3) and features optional (0-2) so that
+    conjunctions and near misses occur naturally; the city is single-valued.
+    ``kind:`` atoms in ``must`` are implied by ``kind`` and ignored.
+    """
+    spec = KIND_SPECS[kind]
+    wanted: dict[str, list[str]] = {}
+    for atom in sorted(must):
+        attribute, value = atom.split(":", 1)
+        wanted.setdefault(attribute, []).append(value)
+    banned = {_term(a) for a in must_not}
+
+    cities = list(_city_order(kind))
+    city = wanted["city"][0] if "city" in wanted else _pick(rng, cities, _zipf(len(cities), ZIPF_EXPONENT), 1, banned)[0]
+
+    def draw(attribute: str, counts: tuple[int, ...], count_weights: tuple[float, ...]) -> tuple[str, ...]:
+        values = list(spec[attribute + "s"])
+        forced = wanted.get(attribute, [])
+        n = max(rng.choices(counts, weights=count_weights)[0], len(forced))
+        extra = _pick(rng, values, _zipf(len(values), ZIPF_EXPONENT), n - len(forced), banned | set(forced))
+        return tuple(sorted(forced + extra))
+
+    types = draw("type", (1, 2, 3), (0.6, 0.33, 0.07))
+    features = draw("feature", (0, 1, 2), (0.35, 0.45, 0.2))
+    return Entity(kind, city, types, features)
+
+
+def _vocabulary() -> list[str]:
+    """Every atom id any query can use, sorted."""
+    atoms = {f"kind:{k}" for k in KINDS}
+    for kind in KINDS:
+        atoms.update(a for values in _atoms_of(kind).values() for a in values)
+    return sorted(atoms)
+
+
+@lru_cache(maxsize=None)
+def _reserved_words() -> frozenset[str]:
+    """Normalised words of all query terms."""
+    return frozenset(_norm(w) for atom in _vocabulary() for w in _term(atom).lower().split())
+
+
+def _pseudo_name(rng: random.Random) -> str:
+    """A made-up capitalised name; syllables can spell a query word ("no" +
+    "vel" = "Novel"), so such draws are rejected."""
+    reserved = _reserved_words()
+    while True:
+        name = "".join(rng.choice(NAME_SYLLABLES) for _ in range(rng.choice((2, 3))))
+        if _norm(name) not in reserved:
+            return name.capitalize()
+
+
+def _person(rng: random.Random) -> str:
+    """A made-up person name."""
+    return f"{rng.choice(FIRST_NAMES)} {_pseudo_name(rng)}"
+
+
+def _title(kind: str, rng: random.Random, used: set[str]) -> str:
+    """A title unique within the corpus."""
+    while True:
+        name = _pseudo_name(rng)
+        title = rng.choice(KIND_SPECS[kind]["titles"]).format(
+            name=name, adj=rng.choice(TITLE_ADJECTIVES), noun=rng.choice(TITLE_NOUNS))
+        if title not in used:
+            used.add(title)
+            return title
+
+
+def _render(entity: Entity, rng: random.Random, used_titles: set[str],
+            frequency: dict[str, int]) -> tuple[str, str]:
+    """Title and contents for an entity.
+
+    Each attribute is written with one or two of its sentence variants, and
+    some documents dwell on their rarest attribute (all three variants;
+    ``frequency`` counts documents per atom).  Term frequencies therefore
+    vary, which is what lets plain BM25 rank a document that repeats one rare
+    query term above one that matches every term once.
+    """
+    spec = KIND_SPECS[entity.kind]
+    title = _title(entity.kind, rng, used_titles)
+    slots = {"title": title, "city": entity.city, "person": _person(rng), "person2": _person(rng),
+             "year": rng.randint(1890, 2020), "number": rng.randint(40, 400)}
+    variants = ([spec["city"]] + [spec["types"][t]["sentences"] for t in entity.types]
+                + [spec["features"][f]["sentences"] for f in entity.features])
+    mentions = [2 if rng.random() < REPEAT_RATE else 1 for _ in variants]
+    if rng.random() < FOCUS_RATE:
+        # Dwell on the rarest attribute: its term has the highest IDF, so the
+        # document becomes a strong distractor for every query that needs it
+        # together with something this document lacks.
+        ranked = [f"city:{entity.city}"] + [f"type:{t}" for t in entity.types] + [f"feature:{f}" for f in entity.features]
+        mentions[min(range(len(ranked)), key=lambda i: (frequency[ranked[i]], i))] = 3
+    body = [s for group, n in zip(variants, mentions) for s in rng.sample(group, n)]
+    body += rng.sample(spec["filler"], rng.randint(1, 3))
+    rng.shuffle(body)
+    sentences = [rng.choice(spec["intro"])] + body
+    return title, f"{title}. " + " ".join(s.format(**slots) for s in sentences)
+
+
+# ---------------------------------------------------------------------------
+# Logic over atoms: evaluation, witnesses, query strings, slot filling, English
+# ---------------------------------------------------------------------------
+
+
+def _holds(node: Node, atoms: frozenset[str], forced: dict[str, bool] | None = None) -> bool:
+    """Exact Boolean value of ``node`` for a document with ``atoms``."""
+    if isinstance(node, str):
+        return forced[node] if forced and node in forced else node in atoms
+    op, *args = node
+    if op == "not":
+        return not _holds(args[0], atoms, forced)
+    values = (_holds(arg, atoms, forced) for arg in args)
+    return all(values) if op == "and" else any(values)
+
+
+def _leaves(node: Node, positive: bool = True) -> list[tuple[str, bool]]:
+    """(atom, polarity) for every leaf, in query order."""
+    if isinstance(node, str):
+        return [(node, positive)]
+    op, *args = node
+    if op == "not":
+        return _leaves(args[0], not positive)
+    return [leaf for arg in args for leaf in _leaves(arg, positive)]
+
+
+def _witness(node: Node, want: bool, rng: random.Random,
+             forced: dict[str, bool]) -> tuple[set[str], set[str]]:
+    """Atoms a document must / must not have for ``node`` to equal ``want``."""
+    if isinstance(node, str):
+        if node in forced:
+            return set(), set()
+        return ({node}, set()) if want else (set(), {node})
+    op, *args = node
+    if op == "not":
+        return _witness(args[0], not want, rng, forced)
+    # AND wanted true / OR wanted false: every child constrained; otherwise one.
+    every = (op == "and") == want
+    chosen = args if every else [rng.choice(args)]
+    must: set[str] = set()
+    must_not: set[str] = set()
+    for arg in chosen:
+        m, n = _witness(arg, want, rng, forced)
+        must |= m
+        must_not |= n
+    return must, must_not
+
+
+def _query_string(node: Node, top: bool = True) -> str:
+    """Render in the query language: quoted terms, NOT > AND > OR."""
+    if isinstance(node, str):
+        return f'"{_term(node)}"'
+    op, *args = node
+    if op == "not":
+        return "NOT " + _query_string(args[0], top=False)
+    text = f" {op.upper()} ".join(_query_string(arg, top=False) for arg in args)
+    # OR below AND / NOT needs parentheses; AND never does (it binds tighter).
+    return f"({text})" if op == "or" and not top else text
+
+
+def _substitute(shape: Node, slots: dict[str, str]) -> Node:
+    """Replace slot letters in a template shape by atom ids."""
+    if isinstance(shape, str):
+        return slots[shape]
+    return (shape[0],) + tuple(_substitute(arg, slots) for arg in shape[1:])
+
+
+def _slot_roles(shape: Node, negated: bool = False, group: str = "") -> list[tuple[str, bool, str]]:
+    """(slot, negated, or-group) for each slot; positive OR siblings share a group."""
+    if isinstance(shape, str):
+        return [(shape, negated, group)]
+    op, *args = shape
+    if op == "not":
+        return _slot_roles(args[0], True, "")
+    child_group = "".join(_leaf_slots(shape)) if op == "or" and not negated else group
+    return [role for arg in args for role in _slot_roles(arg, negated, child_group)]
+
+
+def _leaf_slots(shape: Node) -> list[str]:
+    """Slot letters of a shape in order."""
+    return [shape] if isinstance(shape, str) else [s for arg in shape[1:] for s in _leaf_slots(arg)]
+
+
+def _sample_slots(kind: str, shape: Node, rng: random.Random) -> dict[str, str] | None:
+    """Fill slots with distinct atoms of ``kind``; None if the draw is unusable.
+
+    Positive OR groups take values of one attribute ("Rome or Venice"); negated
+    slots take types or features (excluding a city is trivial); at most one
+    positive city, since a document has exactly one.
+    """
+    atoms = _atoms_of(kind)
+    roles = _slot_roles(shape)
+    slots: dict[str, str] = {}
+    group_attribute: dict[str, str] = {}
+    for slot, negated, group in roles:
+        if negated:
+            # Excluding a common value ("not art museums") is the natural
+            # question, and common values bring many hard negatives for free.
+            attribute = rng.choice(("type", "feature"))
+            values = atoms[attribute]
+            slots[slot] = rng.choices(values, weights=_zipf(len(values), ZIPF_EXPONENT))[0]
+            continue
+        if group:
+            attribute = group_attribute.setdefault(group, rng.choice(("city", "type", "type", "feature")))
+        else:
+            attribute = rng.choice(("city", "type", "feature"))
+        slots[slot] = rng.choice(atoms[attribute])
+    if len(set(slots.values())) < len(slots):
+        return None
+    # Each positive conjunct that pins a city: an ungrouped city slot or a
+    # whole OR group of cities.  Two of them can never hold together.
+    ungrouped = sum(1 for slot, negated, group in roles if not negated and not group
+                    and slots[slot].startswith("city:"))
+    if ungrouped + sum(1 for a in group_attribute.values() if a == "city") > 1:
+        return None
+    # Put positive conjuncts in type, city, feature order so that questions
+    # read "Art museums in Paris with a garden".
+    free = [slot for slot, negated, group in roles if not negated and not group]
+    ordered = sorted((slots[s] for s in free), key=lambda a: ATTRIBUTE_ORDER.index(a.split(":", 1)[0]))
+    slots.update(zip(free, ordered))
+    return slots
+
+
+def _nl_fields(kind: str, shape: Node, slots: dict[str, str]) -> dict[str, str]:
+    """Phrase fragments for the natural-language templates.
+
+    ``X_mod`` / ``X_neg`` post-modify the kind ("in Paris", "without a
+    garden"); ``X_np`` is a plural noun phrase ("art museums", "sequels",
+    "museums with a garden"); ``X_head`` is one that names the kind, so it
+    can open a question; ``POS`` describes all ungrouped positive slots
+    ("art museums in Paris with a garden"); ``OR_mod`` / ``OR_np`` merge the
+    positive OR group ("in Paris or Amsterdam").
+    """
+    spec = KIND_SPECS[kind]
+    kp = spec["plural"]
+
+    def mod(atom: str) -> tuple[str, str]:
+        attribute, value = atom.split(":", 1)
+        return (spec["city_prefix"], value) if attribute == "city" else spec[attribute + "s"][value]["mod"]
+
+    def noun(atom: str) -> str | None:
+        attribute, value = atom.split(":", 1)
+        return None if attribute == "city" else spec[attribute + "s"][value].get("noun")
+
+    fields = {"Kp": kp}
+    for slot, atom in slots.items():
+        prefix, value = mod(atom)
+        fields[f"{slot}_mod"] = f"{prefix} {value}"
+        fields[f"{slot}_neg"] = f"{NEGATED_PREFIX[prefix]} {value}"
+        # A head must name the kind: type nouns do ("war novels", "musicals"),
+        # feature nouns only sometimes ("award-winning novels", not "sequels").
+        named = noun(atom) if atom.startswith("type:") or kp in (noun(atom) or "") else None
+        fields[f"{slot}_head"] = named or f"{kp} {prefix} {value}"
+        fields[f"{slot}_np"] = noun(atom) or f"{kp} {prefix} {value}"
+
+    roles = _slot_roles(shape)
+    positive = [slots[s] for s, negated, group in roles if not negated and not group]
+    if positive:
+        head, rest = (noun(positive[0]), positive[1:]) if positive[0].startswith("type:") else (kp, positive)
+        fields["POS"] = head
+        for phrase in _merge_mods([mod(a) for a in rest], "and"):
+            # "set in Rome that won an award and that are sequels"
+            joiner = " and " if phrase.startswith("that ") and "that " in fields["POS"] else " "
+            fields["POS"] += joiner + phrase
+    group = [slots[s] for s, negated, g in roles if g and not negated]
+    if group:
+        fields["OR_mod"] = " or ".join(_merge_mods([mod(a) for a in group], "or"))
+        fields["OR_np"] = _or_list([noun(a) or f"{kp} {' '.join(mod(a))}" for a in group])
+    return fields
+
+
+def _merge_mods(mods: list[tuple[str, str]], conjunction: str) -> list[str]:
+    """Share a repeated prefix: [("in","Rome"), ("in","Venice")] -> ["in Rome or Venice"]."""
+    merged: list[tuple[str, list[str]]] = []
+    for prefix, value in mods:
+        if merged and merged[-1][0] == prefix:
+            merged[-1][1].append(value)
+        else:
+            merged.append((prefix, [value]))
+    return [f"{prefix} {_or_list(values, conjunction)}" for prefix, values in merged]
+
+
+def _or_list(items: list[str], conjunction: str = "or") -> str:
+    """English list: "a or b", "a, b or c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+# ---------------------------------------------------------------------------
+# Generation
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Query:
+    """A generated query before qids are assigned."""
+
+    template: str
+    kind: str
+    tree: Node
+    natural: str
+
+
+def _sample_queries(entities: list[Entity], rng: random.Random) -> list[Query]:
+    """Draw ``QUERIES_PER_KIND_AND_TEMPLATE`` queries per template and kind.
+
+    A draw is kept when it is new, has ``MIN_RELEVANT..MAX_RELEVANT_BASE``
+    relevant base documents and, for each negated term, at least
+    ``MIN_NATURAL_HARD_NEGATIVES`` base documents that fail only because they
+    have that term.
+    """
+    queries: list[Query] = []
+    seen: set[str] = set()
+    for template in TEMPLATES:
+        for kind in KINDS:
+            accepted = 0
+            for _ in range(MAX_ATTEMPTS):
+                if accepted == QUERIES_PER_KIND_AND_TEMPLATE:
+                    break
+                slots = _sample_slots(kind, template.shape, rng)
+                if slots is None:
+                    continue
+                tree = ("and", f"kind:{kind}", _substitute(template.shape, slots))
+                key = _canonical(tree)
+                n_relevant = sum(_holds(tree, e.atoms) for e in entities)
+                if key in seen or not MIN_RELEVANT <= n_relevant <= MAX_RELEVANT_BASE:
+                    continue
+                # Only a top-up of hard negatives is injected later; a query
+                # must already have some, or injection would dominate the corpus.
+                if any(sum(_is_near_miss(tree, e.atoms, leaf, False) for e in entities) < MIN_NATURAL_HARD_NEGATIVES
+                       for leaf, positive in _leaves(tree) if not positive):
+                    continue
+                seen.add(key)
+                fields = _nl_fields(kind, template.shape, slots)
+                text = rng.choice(template.phrasings).format(**fields)
+                queries.append(Query(template.name, kind, _flatten(tree), text[0].upper() + text[1:]))
+                accepted += 1
+            else:
+                raise RuntimeError(f"could not draw queries for {template.name!r} / {kind}")
+    return queries
+
+
+def _flatten(node: Node) -> Node:
+    """Merge nested ANDs so that ``kind AND (a AND b)`` prints without parentheses."""
+    if isinstance(node, str):
+        return node
+    op, *args = node
+    flat: list[Node] = []
+    for arg in map(_flatten, args):
+        flat.extend(arg[1:] if op == "and" and not isinstance(arg, str) and arg[0] == "and" else [arg])
+    return (op, *flat)
+
+
+def _canonical(node: Node) -> str:
+    """Order-independent key, so "Rome OR Venice" and "Venice OR Rome" are one query."""
+    if isinstance(node, str):
+        return node
+    op, *args = _flatten(node)
+    return f"{op}(" + ",".join(sorted(_canonical(a) for a in args)) + ")"
+
+
+def _is_near_miss(tree: Node, atoms: frozenset[str], leaf: str, positive: bool) -> bool:
+    """False as a whole, but true once ``leaf`` takes the value the query asks for."""
+    return not _holds(tree, atoms) and _holds(tree, atoms, {leaf: positive})
+
+
+def _add_near_misses(queries: list[Query], base: list[Entity], rng: random.Random) -> list[Entity]:
+    """Base entities plus extra ones so that every leaf has enough near misses.
+
+    A near miss for a leaf is a document for which the query is false but
+    would be true if that one leaf had the value the query asks for.  For a
+    negated leaf it *contains* the excluded term: the document plain BM25
+    ranks first.  The kind leaf is skipped (its near misses would be other
+    kinds).  An extra entity is rejected when it would push any query past
+    ``MAX_RELEVANT_FINAL`` relevant documents.
+    """
+    entities = list(base)
+    n_relevant = [sum(_holds(q.tree, e.atoms) for e in entities) for q in queries]
+    for query in queries:
+        for leaf, positive in _leaves(query.tree):
+            if leaf.startswith("kind:"):
+                continue
+            target = NEAR_MISSES_POSITIVE if positive else NEAR_MISSES_NEGATED
+            have = sum(_is_near_miss(query.tree, e.atoms, leaf, positive) for e in entities)
+            for _ in range(target - have):
+                entity = _draw_near_miss(query, leaf, positive, rng, n_relevant, queries)
+                hits = [_holds(q.tree, entity.atoms) for q in queries]
+                n_relevant = [n + h for n, h in zip(n_relevant, hits)]
+                entities.append(entity)
+    return entities
+
+
+def _draw_near_miss(query: Query, leaf: str, positive: bool, rng: random.Random,
+                    n_relevant: list[int], queries: list[Query]) -> Entity:
+    """Sample one near-miss entity for ``leaf`` of ``query`` (see ``_add_near_misses``)."""
+    for _ in range(MAX_ATTEMPTS):
+        must, must_not = _witness(query.tree, True, rng, {leaf: positive})
+        (must_not if positive else must).add(leaf)
+        if must & must_not or sum(a.startswith("city:") for a in must) > 1:
+            continue
+        entity = _make_entity(query.kind, rng, frozenset(must), frozenset(must_not))
+        overflow = any(n >= MAX_RELEVANT_FINAL and _holds(q.tree, entity.atoms)
+                       for q, n in zip(queries, n_relevant))
+        if _is_near_miss(query.tree, entity.atoms, leaf, positive) and not overflow:
+            return entity
+    raise RuntimeError(f"no near miss for {leaf} in {query.natural!r}")
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _norm(token: str) -> str:
+    """Crude plural folding, enough to catch 'comedies' for 'comedy'."""
+    if token.endswith("ies"):
+        return token[:-3] + "y"
+    if token.endswith("s") and not token.endswith("ss"):
+        return token[:-1]
+    return token
+
+
+def _tokens(text: str) -> list[str]:
+    """Lower-cased, plural-folded word tokens."""
+    return [_norm(t) for t in _TOKEN.findall(text.lower())]
+
+
+def _audit(entities: list[Entity], texts: list[str]) -> None:
+    """Fail if a document's text disagrees with its attributes.
+
+    Every query term's words must occur in exactly the documents having that
+    attribute; otherwise a BM25 leaf would match by accident.  The kind word
+    must occur exactly once (see ``KIND_SPECS``).
+    """
+    vocabulary = _vocabulary()
+    words = {a: {_norm(w) for w in _term(a).lower().split()} for a in vocabulary}
+    for entity, text in zip(entities, texts):
+        token_list = _tokens(text)
+        if token_list.count(entity.kind) != 1:
+            raise ValueError(f"kind word {entity.kind!r} not exactly once in: {text}")
+        tokens = set(token_list)
+        for atom in vocabulary:
+            has = atom in entity.atoms
+            if has and not words[atom] <= tokens:
+                raise ValueError(f"{atom} missing from: {text}")
+            if not has and words[atom] & tokens:
+                raise ValueError(f"{atom} leaks into: {text}")
+
+
+def _build(seed: int) -> tuple[list[Entity], list[dict[str, str]], list[Query]]:
+    """Entities, their rendered documents (same order) and the queries."""
+    rng = random.Random(seed)
+    base = [_make_entity(kind, rng) for kind in KINDS for _ in range(DOCS_PER_KIND)]
+    queries = _sample_queries(base, rng)
+    entities = _add_near_misses(queries, base, rng)
+    # Shuffle so that injected near misses are not recognisable by their ids.
+    rng.shuffle(entities)
+    frequency = Counter(atom for entity in entities for atom in entity.atoms)
+    used_titles: set[str] = set()
+    docs = []
+    for i, entity in enumerate(entities, start=1):
+        title, contents = _render(entity, rng, used_titles, frequency)
+        docs.append({"id": f"demo-{i:05d}", "title": title, "contents": contents})
+    return entities, docs, queries
+
+
+def generate(out_dir: Path, seed: int = 13) -> dict[str, int]:
+    """Generate the demo dataset into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : Path
+        Directory to write ``corpus.jsonl``, ``topics.logical.tsv``,
+        ``topics.natural.tsv``, ``qrels.txt`` and ``metadata.jsonl`` into
+        (created if missing; existing files are overwritten).
+    seed : int, optional
+        Seed of the single ``random.Random`` that drives every choice; the
+        same seed always yields byte-identical files.
+
+    Returns
+    -------
+    dict of str to int
+        ``documents``, ``base_documents``, ``near_miss_documents``,
+        ``queries`` and ``qrels`` (number of relevant query-document pairs).
+
+    Raises
+    ------
+    RuntimeError
+        If a template cannot be filled or a query ends up with a relevance
+        count outside ``1..MAX_RELEVANT_FINAL``.
+    ValueError
+        If a document's text contradicts its attributes (see ``_audit``).
+    """
+    entities, docs, queries = _build(seed)
+    _audit(entities, [d["contents"] for d in docs])
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    logical, natural, qrels, metadata = [], [], [], []
+    for n, query in enumerate(queries, start=1):
+        qid = f"q{n:03d}"
+        relevant = [d["id"] for d, e in zip(docs, entities) if _holds(query.tree, e.atoms)]
+        if not 1 <= len(relevant) <= MAX_RELEVANT_FINAL:
+            raise RuntimeError(f"{qid} has {len(relevant)} relevant documents")
+        text = _query_string(query.tree)
+        logical.append(f"{qid}\t{text}\n")
+        natural.append(f"{qid}\t{query.natural}\n")
+        qrels += [f"{qid} 0 {docid} 1\n" for docid in relevant]
+        operators = [op for op in ("AND", "OR", "NOT") if re.search(rf"\b{op}\b", text)]
+        metadata.append(json.dumps({"qid": qid, "template": query.template,
+                                    "negations": len(re.findall(r"\bNOT\b", text)),
+                                    "operators": operators, "n_relevant": len(relevant)}) + "\n")
+
+    files = {
+        "corpus.jsonl": [json.dumps(d) + "\n" for d in docs],
+        "topics.logical.tsv": logical,
+        "topics.natural.tsv": natural,
+        "qrels.txt": qrels,
+        "metadata.jsonl": metadata,
+    }
+    for name, lines in files.items():
+        # newline="\n" keeps the bytes identical on every platform.
+        with open(out_dir / name, "w", encoding="utf-8", newline="\n") as handle:
+            handle.writelines(lines)
+    n_base = DOCS_PER_KIND * len(KINDS)
+    return {"documents": len(docs), "base_documents": n_base, "near_miss_documents": len(docs) - n_base,
+            "queries": len(queries), "qrels": len(qrels)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point: ``python -m logical_pyserini.data._demo``."""
+    from logical_pyserini.data import DEMO_DIR
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=DEMO_DIR, help="output directory (default: bundled demo/)")
+    parser.add_argument("--seed", type=int, default=13, help="random seed (default: 13)")
+    args = parser.parse_args(argv)
+    counts = generate(args.output, seed=args.seed)
+    print(json.dumps(counts, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
