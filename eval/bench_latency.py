@@ -98,7 +98,7 @@ def time_pair(searcher, queries, hits: int, repeats: int) -> dict:
     }
 
 
-def effectiveness() -> str:
+def effectiveness(index: Path) -> str:
     """Plain BM25 (natural topics) vs logical (logical topics) on the demo data, by negations."""
     import tempfile
 
@@ -107,7 +107,6 @@ def effectiveness() -> str:
     from logical_pyserini.eval import evaluate_runs, format_table, read_groups
     from logical_pyserini.search.__main__ import main as search
 
-    index = ROOT / "indexes" / "demo"
     ensure_index(DEMO_DIR / "corpus.jsonl", index)
     with tempfile.TemporaryDirectory() as tmp:
         runs = {"bm25": Path(tmp) / "bm25.txt", "logical": Path(tmp) / "logical.txt"}
@@ -172,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {size:,} | {hits} | {leaf_hits} | {r['plain_ms']:.2f} | {r['logical_ms']:.2f} | "
                      f"{r['ratio_of_medians']:.2f} | {r['median_ratio']:.2f} |")
     lines += ["", "## Effectiveness on the demo data (plain BM25 on natural topics vs logical)", "",
-              effectiveness(), ""]
+              effectiveness(Path(args.data) / "demo-index"), ""]
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines))
