@@ -1,0 +1,206 @@
+"""Result types shared by every rewriter: :class:`Rewrite` and :class:`Decomposition`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, parse_query
+
+__all__ = ["SOURCES", "Decomposition", "Rewrite", "Rewriter", "RewriteError"]
+
+#: Where a rewrite came from: the rule rewriter, the model on its first try,
+#: the model after one repair, the rules after the model failed, or the cache.
+SOURCES = ("rules", "llm", "repaired", "fallback", "cache")
+
+
+class RewriteError(ValueError):
+    """A model answer that does not pass validation (the text says why)."""
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A natural-language question rewritten into the logical query language.
+
+    Attributes
+    ----------
+    question : str
+        The question as given.
+    query : str
+        The logical query, canonical text (``str(tree)``); parses with
+        :func:`~logical_pyserini.query.parse_query`.
+    tree : Node
+        The parsed query.
+    source : str
+        One of :data:`SOURCES`.
+    """
+
+    question: str
+    query: str
+    tree: Node
+    source: str
+
+    def __post_init__(self) -> None:
+        if self.source not in SOURCES:
+            raise ValueError(f"unknown source {self.source!r}; expected one of {SOURCES}")
+
+    @classmethod
+    def from_tree(cls, question: str, tree: Node, source: str) -> "Rewrite":
+        return cls(question, str(tree), tree, source)
+
+
+_ATOM_ID = re.compile(r"\d+")
+_QUOTED_ID = re.compile(r'"(\d+)"')
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """OrLog-style decomposition: atomic statements plus a logical form over them.
+
+    Attributes
+    ----------
+    question : str
+        The question as given.
+    atoms : tuple of str
+        Statements about a candidate entity with an ``{x}`` placeholder,
+        e.g. ``"{x} is a comedy film"`` (the input of a truth-valuation prompt).
+    leaves : tuple of str
+        One search phrase per atom (``"comedy films"``): the leaf that
+        :meth:`to_tree` puts in the query tree.
+    formula : str
+        Logical form over atom indices in the query language with bare ids,
+        e.g. ``"0 AND (1 OR 2) AND NOT 3"``; every atom is used.
+    source : str
+        One of :data:`SOURCES`.
+    """
+
+    question: str
+    atoms: tuple[str, ...]
+    leaves: tuple[str, ...]
+    formula: str
+    source: str = "rules"
+
+    def __post_init__(self) -> None:
+        # Tuples keep the frozen dataclass hashable even when lists are passed.
+        object.__setattr__(self, "atoms", tuple(self.atoms))
+        object.__setattr__(self, "leaves", tuple(self.leaves))
+        if self.source not in SOURCES:
+            raise ValueError(f"unknown source {self.source!r}; expected one of {SOURCES}")
+        if not self.atoms or len(self.atoms) != len(self.leaves):
+            raise ValueError("a decomposition needs one leaf per atom and at least one atom")
+        for atom in self.atoms:
+            if "{x}" not in atom:
+                raise ValueError(f"atom {atom!r} lacks the {{x}} placeholder")
+        if any(not leaf.strip() for leaf in self.leaves):
+            raise ValueError("empty leaf in decomposition")
+        object.__setattr__(self, "formula", canonical_formula(self.formula, len(self.atoms)))
+
+    def formula_tree(self) -> Node:
+        """The formula as a tree whose leaves are atom ids (``Term("0")``)."""
+        return parse_query(self.formula)
+
+    def to_tree(self) -> Node:
+        """The logical query: the formula with each atom id replaced by its leaf."""
+        return _map_terms(self.formula_tree(), lambda t: Term(self.leaves[int(t.text)]))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "atoms": list(self.atoms),
+            "leaves": list(self.leaves),
+            "formula": self.formula,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Decomposition":
+        return cls(data.get("question", ""), data["atoms"], data["leaves"], data["formula"], data.get("source", "rules"))
+
+    @classmethod
+    def from_tree(cls, node: Node, question: str = "", source: str = "rules") -> "Decomposition":
+        """Decompose a logical query: one atom per distinct leaf.
+
+        Statements come from the per-phrasing templates in ``rules.json``
+        (``"1990s comedy films"`` -> ``"{x} is a 1990s comedy film"``).
+        Retriever prefixes on leaves are not kept.
+        """
+        from ._statements import statement_for  # late: the rule data loads on first use
+
+        terms = distinct_terms(node)
+        index = {t.key[0]: i for i, t in enumerate(terms)}
+        formula = _map_terms(node, lambda t: Term(str(index[t.key[0]])))
+        return cls(
+            question,
+            tuple(statement_for(t.text) for t in terms),
+            tuple(t.text for t in terms),
+            render_formula(formula),
+            source,
+        )
+
+
+def _map_terms(node: Node, fn) -> Node:
+    if isinstance(node, Term):
+        return fn(node)
+    if isinstance(node, Not):
+        return Not(_map_terms(node.child, fn))
+    return type(node)(tuple(_map_terms(c, fn) for c in node.children))
+
+
+def render_formula(node: Node) -> str:
+    """Query text of an id tree with bare ids: ``0 AND NOT 1``."""
+    return _QUOTED_ID.sub(r"\1", str(node))
+
+
+def canonical_formula(formula: str, n_atoms: int) -> str:
+    """Validate a formula over atom ids and return its canonical text.
+
+    Raises
+    ------
+    ValueError
+        When it does not parse, names something other than an atom id, names
+        an id out of range, or leaves an atom unused.
+    """
+    try:
+        tree = parse_query(formula)
+    except QuerySyntaxError as exc:
+        raise ValueError(f"formula does not parse: {exc.reason} at position {exc.position}") from None
+    used: set[int] = set()
+    for term in distinct_terms(tree):
+        if term.retriever or not _ATOM_ID.fullmatch(term.text):
+            raise ValueError(f"formula leaf {term.text!r} is not an atom id")
+        used.add(int(term.text))
+    if any(i >= n_atoms for i in used):
+        raise ValueError(f"formula names atom {max(used)} but there are only {n_atoms} atoms")
+    if len(used) != n_atoms:
+        missing = sorted(set(range(n_atoms)) - used)
+        raise ValueError(f"formula does not use atom(s) {missing}")
+    return render_formula(tree)
+
+
+def formula_from_json(value: Any) -> Node:
+    """Convert a JSON logical form (``{"and": [0, {"not": 1}]}``) into an id tree."""
+    if isinstance(value, bool):  # bool is an int subclass; never an atom id
+        raise ValueError("formula values must be atom ids or operator objects")
+    if isinstance(value, int):
+        return Term(str(value))
+    if isinstance(value, dict) and len(value) == 1:
+        (op, arg), = value.items()
+        op = str(op).lower()
+        if op == "not":
+            return Not(formula_from_json(arg))
+        if op in ("and", "or") and isinstance(arg, list) and len(arg) >= 2:
+            children = tuple(formula_from_json(a) for a in arg)
+            return And(children) if op == "and" else Or(children)
+    raise ValueError(f"cannot read formula part {value!r}")
+
+
+@runtime_checkable
+class Rewriter(Protocol):
+    """What every rewriter offers (rules and LLM alike)."""
+
+    stats: dict[str, int]
+
+    def rewrite(self, question: str) -> Rewrite: ...
+
+    def decompose(self, question: str) -> Decomposition: ...
