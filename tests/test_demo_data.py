@@ -1,8 +1,11 @@
 """Tests for the bundled demo dataset and its generator.
 
-The qrels are computed by the generator from hidden attribute sets; here they
-are checked against an independent reading of the published files: a small
-parser for the query language evaluated over each document's words.
+The qrels are computed by the generator from hidden attribute sets.  Here
+they are checked with an independent reading: a small parser for the query
+language evaluated over each document's *true attributes* (exposed by
+``noise_records``).  The text deliberately disagrees with those attributes
+(paraphrases, contrastive mentions); the tests check that it disagrees
+exactly where the per-document record says and at the documented rates.
 """
 
 from __future__ import annotations
@@ -18,7 +21,18 @@ from pathlib import Path
 import pytest
 
 from logical_pyserini.data import DEMO_DIR
-from logical_pyserini.data._demo import MAX_RELEVANT_FINAL, NEAR_MISSES_NEGATED, TEMPLATES, generate
+from logical_pyserini.data._demo import (
+    CONTRAST_BOUNDS,
+    LONG_DOC_RATE,
+    MAX_RELEVANT_FINAL,
+    NEAR_MISSES_NEGATED,
+    PARAPHRASE_BOUNDS,
+    TEMPLATES,
+    build,
+    generate,
+    noise_records,
+    write,
+)
 
 FILES = ("corpus.jsonl", "topics.logical.tsv", "topics.natural.tsv", "qrels.txt", "metadata.jsonl")
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -150,12 +164,37 @@ def not_nodes(node) -> list:
 # --------------------------------------------------------------------------
 
 
+def term_words(atom: str) -> set[str]:
+    """Folded words of the query term of an ``attribute:value`` atom."""
+    return {fold(w) for w in atom.split(":", 1)[1].lower().split()}
+
+
+def relaxations(tree) -> list:
+    """For each NOT node: the query with that NOT made true, and the query."""
+    return [(replace(tree, node, True), tree) for node in not_nodes(tree)]
+
+
+# --------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------
+
+
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory) -> Path:
+def data():
+    return build()
+
+
+@pytest.fixture(scope="module")
+def fresh(data, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("demo_fresh")
-    counts = generate(out)
+    counts = write(data, out)
     assert counts["documents"] == len((out / "corpus.jsonl").read_text().splitlines())
     return out
+
+
+@pytest.fixture(scope="module")
+def notes(data) -> dict[str, dict]:
+    return {a["id"]: a for a in noise_records(data)}
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +219,23 @@ def metadata() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def doc_words(corpus) -> dict[str, set[str]]:
+    """What the text says: folded words of each document."""
     return {doc["id"]: words_of(doc["contents"]) for doc in corpus}
+
+
+@pytest.fixture(scope="module")
+def true_words(notes) -> dict[str, set[str]]:
+    """What is true: folded words of the query terms of each document's attributes."""
+    return {docid: set().union(*(term_words(a) for a in note["atoms"])) for docid, note in notes.items()}
+
+
+@pytest.fixture(scope="module")
+def vocabulary(notes, logical) -> list[str]:
+    """Every atom that occurs as an attribute or a contrast, sorted."""
+    atoms = {a for note in notes.values() for key in ("atoms", "contrasted") for a in note[key]}
+    terms = {m.group(1) for q in logical.values() for m in re.finditer(r'"([^"]+)"', q)}
+    assert terms <= {a.split(":", 1)[1] for a in atoms}, "a query term is no attribute"
+    return sorted(atoms)
 
 
 # --------------------------------------------------------------------------
@@ -209,6 +264,17 @@ def test_bundled_files_equal_fresh_generation(fresh):
             f"{name} is stale: run python -m logical_pyserini.data._demo")
 
 
+def test_noise_records_follow_the_corpus(notes, corpus):
+    assert list(notes) == [doc["id"] for doc in corpus]
+    for docid, note in notes.items():
+        atoms, literal, para, contrast = (set(note[k]) for k in ("atoms", "literal", "paraphrased", "contrasted"))
+        assert literal | para == atoms and not literal & para, docid
+        assert not contrast & atoms, docid
+        kinds = [a for a in atoms if a.startswith("kind:")]
+        assert len(kinds) == 1 and kinds[0] in literal, docid  # the kind is never paraphrased
+        assert sum(a.startswith("city:") for a in atoms) == 1, docid
+
+
 # --------------------------------------------------------------------------
 # Bundled files: format and consistency
 # --------------------------------------------------------------------------
@@ -227,7 +293,7 @@ def test_corpus_is_a_jsonl_collection(corpus):
 
 def test_topic_files_share_qids(logical, qrels, metadata):
     natural = read_tsv(DEMO_DIR / "topics.natural.tsv")
-    assert 120 <= len(logical) <= 200
+    assert len(logical) == 160
     assert all(re.fullmatch(r"q\d{3}", qid) for qid in logical)
     assert list(natural) == list(logical) == list(metadata)
     assert set(qrels) == set(logical)
@@ -265,7 +331,7 @@ def test_multiword_terms_are_quoted(logical):
 
 
 # --------------------------------------------------------------------------
-# Bundled files: the qrels are the logic of the query over the text
+# Ground truth: the qrels are the logic of the query over the true attributes
 # --------------------------------------------------------------------------
 
 
@@ -274,29 +340,99 @@ def test_parser_follows_precedence():
     assert tree == ("or", [("term", ("a",)), ("and", [("term", ("b", "c")), ("not", ("term", ("d",)))])])
 
 
-def test_qrels_equal_boolean_evaluation_over_document_words(logical, qrels, doc_words):
-    # Holds only if every document mentions exactly the query terms of its
-    # attributes: no missing head word and no accidental match.
+def test_qrels_equal_boolean_evaluation_over_true_attributes(logical, qrels, true_words):
     for qid, query in logical.items():
         tree = parse(query)
-        matching = {docid for docid, words in doc_words.items() if holds(tree, words)}
-        assert matching == qrels[qid], qid
+        assert {d for d, words in true_words.items() if holds(tree, words)} == qrels[qid], qid
 
 
-def test_negations_have_hard_negatives(logical, doc_words):
-    # For each NOT: documents that satisfy everything else but mention the
-    # excluded term.  These are what plain BM25 ranks on top.
+def test_negations_have_hard_negatives(logical, true_words, doc_words):
+    # For each NOT: documents that satisfy everything else but have the
+    # excluded attribute -- what plain BM25 ranks on top.  Some of them
+    # paraphrase the excluded attribute, so fewer *name* it.
     for qid, query in logical.items():
-        tree = parse(query)
-        for node in not_nodes(tree):
-            relaxed = replace(tree, node, True)
-            hard = [d for d, words in doc_words.items() if holds(relaxed, words) and not holds(tree, words)]
+        for relaxed, tree in relaxations(parse(query)):
+            hard = [d for d, w in true_words.items() if holds(relaxed, w) and not holds(tree, w)]
             assert len(hard) >= NEAR_MISSES_NEGATED, qid
+            named = [d for d, w in doc_words.items() if holds(relaxed, w) and not holds(tree, w)]
+            assert len(named) >= NEAR_MISSES_NEGATED // 2, qid
 
 
-def test_query_terms_match_with_the_lucene_analyzer(logical, corpus, doc_words):
-    """Porter stemming must not create matches the attribute sets do not have
-    (e.g. 'animal' would match 'animation')."""
+# --------------------------------------------------------------------------
+# Noise: the text departs from the truth exactly as recorded and documented
+# --------------------------------------------------------------------------
+
+
+def test_text_names_exactly_the_literal_and_contrasted_attributes(notes, doc_words, vocabulary):
+    # A term's words are in a document iff the attribute is written literally
+    # or named contrastively: paraphrases share no word with the term, and
+    # nothing else matches by accident.
+    for docid, note in notes.items():
+        named = set(note["literal"]) | set(note["contrasted"])
+        for atom in vocabulary:
+            words = term_words(atom)
+            if atom in named:
+                assert words <= doc_words[docid], (docid, atom)
+            else:
+                assert not words & doc_words[docid], (docid, atom)
+
+
+def test_paraphrase_rate_is_as_documented(notes):
+    pairs = Counter(a.split(":")[0] for n in notes.values() for a in n["atoms"] if not a.startswith("kind:"))
+    para = Counter(a.split(":")[0] for n in notes.values() for a in n["paraphrased"])
+    low, high = PARAPHRASE_BOUNDS
+    assert low <= sum(para.values()) / sum(pairs.values()) <= high
+    for attribute in ("city", "type", "feature"):  # every attribute is affected, none singled out
+        assert low - 0.03 <= para[attribute] / pairs[attribute] <= high + 0.03, attribute
+
+
+def test_contrast_rate_is_as_documented(notes):
+    contrasted = [n["contrasted"] for n in notes.values() if n["contrasted"]]
+    low, high = CONTRAST_BOUNDS
+    assert low <= len(contrasted) / len(notes) <= high
+    assert all(len(c) == 1 for c in contrasted)
+    assert {c[0].split(":")[0] for c in contrasted} == {"kind", "city", "type", "feature"}
+
+
+def test_noise_breaks_boolean_matching_over_the_text(logical, qrels, doc_words, notes):
+    # Boolean matching over the words loses some relevant documents and admits
+    # some non-relevant ones -- but stays informative.
+    tp = fp = fn = 0
+    leaks = contrast_hits = 0
+    for qid, query in logical.items():
+        tree = parse(query)
+        matched = {d for d, w in doc_words.items() if holds(tree, w)}
+        tp, fp, fn = tp + len(matched & qrels[qid]), fp + len(matched - qrels[qid]), fn + len(qrels[qid] - matched)
+        terms = {m.group(1) for m in re.finditer(r'NOT "([^"]+)"', query)}
+        for d in matched - qrels[qid]:  # non-relevant, matched: a paraphrase hid an excluded attribute ...
+            leaks += any(a.split(":", 1)[1] in terms for a in notes[d]["paraphrased"])
+        for d in qrels[qid] - matched:  # ... relevant, missed: e.g. a contrastive mention of an excluded term
+            contrast_hits += any(a.split(":", 1)[1] in terms for a in notes[d]["contrasted"])
+    precision, recall = tp / (tp + fp), tp / (tp + fn)
+    assert 0.75 <= precision <= 0.97, precision
+    assert 0.75 <= recall <= 0.95, recall
+    assert leaks >= 20 and contrast_hits >= 5, (leaks, contrast_hits)
+
+
+def test_document_lengths_and_term_frequencies_vary(corpus, notes, doc_words):
+    lengths = sorted(len(doc["contents"].split()) for doc in corpus)
+    assert lengths[9 * len(lengths) // 10] >= 2.5 * lengths[len(lengths) // 10]
+    share_long = sum(n["long"] for n in notes.values()) / len(notes)
+    assert abs(share_long - LONG_DOC_RATE) <= 0.03
+    # Literal attribute terms occur one to three times.
+    tf = Counter()
+    for doc in corpus:
+        tokens = [fold(w) for w in re.findall(r"[a-z0-9]+", doc["contents"].lower())]
+        for atom in notes[doc["id"]]["literal"]:
+            words = sorted(term_words(atom))
+            if len(words) == 1 and not atom.startswith("kind:"):
+                tf[tokens.count(words[0])] += 1
+    assert set(tf) >= {1, 2, 3} and tf[1] > tf[2] > tf[3], tf
+
+
+def test_query_terms_match_with_the_lucene_analyzer(corpus, doc_words, vocabulary):
+    """Porter stemming must not create matches the folded words do not have
+    (e.g. 'animated' would match 'animation', 'guide' would match 'guided')."""
     jnius = pytest.importorskip("jnius")  # noqa: F841
     try:
         import logical_pyserini._bootstrap as bootstrap
@@ -307,8 +443,7 @@ def test_query_terms_match_with_the_lucene_analyzer(logical, corpus, doc_words):
         pytest.skip(f"pyserini unavailable: {exc}")
     analyzer = Analyzer(get_lucene_analyzer())
     stems = {doc["id"]: set(analyzer.analyze(doc["contents"])) for doc in corpus}
-    terms = sorted({m.group(1) for q in logical.values() for m in re.finditer(r'"([^"]+)"', q)})
-    for term in terms:
+    for term in sorted({a.split(":", 1)[1] for a in vocabulary}):
         folded = {fold(w) for w in term.lower().split()}
         expected = {d for d, w in doc_words.items() if folded <= w}
         # Each stem on its own, so that no document matches half a phrase.

@@ -2,8 +2,14 @@
 
 ``DEMO_DIR`` holds a small synthetic encyclopedia (museums, films, novels and
 restaurants) with logical queries, natural-language paraphrases of them and
-exact qrels.  It is produced by :mod:`logical_pyserini.data._demo`; rebuild it
-with ``python -m logical_pyserini.data._demo --output DIR``.
+exact qrels.  The qrels come from each document's hidden attributes; the text
+is deliberately noisy (about 13% of attribute mentions are paraphrased without
+the query term, about 8% of documents name an attribute they lack in a
+contrastive or negated sentence, lengths and term frequencies vary), so BM25
+leaves miss and over-match the way they do on real text.  It is produced by
+:mod:`logical_pyserini.data._demo` (``noise_records()`` gives the per-document
+record of the noise); rebuild it with
+``python -m logical_pyserini.data._demo --output DIR``.
 
 Files in ``DEMO_DIR``:
 

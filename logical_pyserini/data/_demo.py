@@ -3,19 +3,33 @@
 The corpus is a small synthetic encyclopedia of four entity kinds (museums,
 films, novels, restaurants).  Every document is drawn from a set of
 *attributes* -- its kind, one city, one to three kind-specific types
-(collection, genre, theme or cuisine) and up to two features -- and each
-attribute is written into the text with the exact word(s) of the query term
-that stands for it.  Words of attributes a document does *not* have never
-occur in it, so a BM25 leaf for one attribute retrieves exactly the documents
-that have it.
+(collection, genre, theme or cuisine) and up to two features -- and rendered
+into text.  Relevance is computed from the attribute sets with exact set
+semantics, never from the text, so the text can disagree with the ground
+truth the way real articles do (see ``Noise``):
+
+* about 13% of (document, attribute) pairs are written only with a
+  paraphrase that shares no word with the query term ("fish and shellfish"
+  for *seafood*, "the Dutch capital" for *Amsterdam*): a BM25 leaf misses
+  those relevant documents, and a ``NOT`` leaf lets those documents through;
+* about 8% of the documents contain one contrastive or negated sentence
+  about an attribute they do *not* have ("It has never held a Michelin
+  star.", "It was later adapted into a film."): a ``NOT`` leaf penalises them
+  although they qualify, a positive leaf matches them although they do not;
+* document length (a fifth are padded with 8-24 neutral sentences) and term
+  repetition (one to three mentions) vary, so that BM25 score scales differ
+  between leaves and documents.
+
+The kind is always written literally, once.  Apart from the recorded noise a
+query term's words occur exactly in the documents having the attribute
+(``_audit``); ``noise_records`` exposes the per-document record.
 
 Queries combine attribute terms with ``AND`` / ``OR`` / ``NOT`` following the
-QUEST templates plus three multi-negation templates.  Relevance is computed
-from the attribute sets with exact set semantics, never from the text.  For
-every query the generator also makes sure the corpus holds *near misses*:
-documents that satisfy every condition but one.  For a negated term those
-documents mention the excluded term, which is what plain BM25 over the query
-text rewards and logical retrieval penalises.
+QUEST templates plus three multi-negation templates.  For every query the
+generator also makes sure the corpus holds *near misses*: documents that
+satisfy every condition but one.  For a negated term those documents have the
+excluded attribute, which plain BM25 over the query text rewards and logical
+retrieval penalises.
 
 Run ``python -m logical_pyserini.data._demo --output DIR`` to regenerate.
 """
@@ -34,7 +48,8 @@ from typing import Union
 
 # ---------------------------------------------------------------------------
 # Vocabulary.  Every query term (kind, city, type and feature values) must be
-# a word used nowhere else in the corpus; ``_audit`` enforces this.
+# a word used nowhere else in the corpus, apart from the recorded noise;
+# ``_audit`` enforces this.
 # ---------------------------------------------------------------------------
 
 KINDS: tuple[str, ...] = ("museum", "film", "novel", "restaurant")
@@ -67,8 +82,10 @@ NEGATED_PREFIX: dict[str, str] = {
 
 # Per kind: how the kind and the city are written, the kind-specific types and
 # features (value -> NL forms and 3 sentence variants) and neutral filler.
-# Only the intro names the kind, so the kind term has tf 1 everywhere: it
-# must not outweigh the repeated rare terms that make plain BM25 fail on AND.
+# Only the intro names the kind, so the kind term has tf 1 in every document
+# of that kind (another kind's word can appear once, in a contrastive
+# ``cross`` sentence): it must not outweigh the repeated rare terms that make
+# plain BM25 fail on AND.
 # Sentence placeholders: {title} {city} {person} {person2} {year} {number}.
 KIND_SPECS: dict[str, dict] = {
     "museum": {
@@ -381,6 +398,315 @@ KIND_SPECS: dict[str, dict] = {
     },
 }
 
+# ---------------------------------------------------------------------------
+# Noise.  Real encyclopedia text does not line up with a query vocabulary, so
+# documents are rendered with three kinds of mismatch (rates in ``Sizes``):
+#
+# * paraphrases -- an attribute the entity has is written only with words
+#   that share nothing with its query term ("art" -> "paintings and
+#   sculpture", "Paris" -> "the French capital");
+# * contrastive mentions -- a sentence names an attribute the entity does
+#   *not* have ("Despite the name, it serves no seafood dishes.", "It has
+#   never held a Michelin star.", "It was later adapted into a film.");
+# * score-scale variety -- long documents padded with neutral sentences, and
+#   attributes mentioned one to three times.
+#
+# The kind is always written literally (once, in the intro): every encyclopedia
+# article says what it is about.  ``_audit`` checks that a query term's words
+# occur in a document exactly when the attribute is mentioned literally or
+# contrastively, so each kind of noise happens only where it is recorded.
+# ---------------------------------------------------------------------------
+
+# Two paraphrases per city; none contains a query word.
+CITY_PARAPHRASES: dict[str, tuple[str, ...]] = {
+    "Paris": ("the French capital", "the city on the Seine"),
+    "Amsterdam": ("the Dutch capital", "the city of canals on the Amstel"),
+    "Rome": ("the Italian capital", "the Eternal City"),
+    "Venice": ("the lagoon city", "the city on the Grand Canal"),
+    "Lyon": ("the city where the Rhone meets the Saone", "the second city of France"),
+    "Berlin": ("the German capital", "the city on the Spree"),
+    "Vienna": ("the Austrian capital", "the old Habsburg capital"),
+    "Lisbon": ("the Portuguese capital", "the city on the Tagus"),
+    "Prague": ("the Czech capital", "the city on the Vltava"),
+    "Madrid": ("the Spanish capital", "the city on the Manzanares"),
+    "Naples": ("the city beneath Vesuvius", "the great port of Campania"),
+    "Copenhagen": ("the Danish capital", "the city on the Oresund"),
+    "Edinburgh": ("the Scottish capital", "the city below Arthur's Seat"),
+    "Seville": ("the Andalusian capital", "the city on the Guadalquivir"),
+    "Krakow": ("the old royal capital of Poland", "the city on the Vistula"),
+    "Porto": ("the city at the mouth of the Douro", "the second city of Portugal"),
+}
+
+# Per kind: ``paraphrases`` of each type and feature; ``negated`` sentences
+# that deny a feature; ``contrast_type`` templates that name a type the entity
+# lacks ({term}); ``contrast_city`` templates that name another city
+# ({other}); ``cross`` sentences that name another kind; ``neutral`` extra
+# filler for long documents.
+NOISE_SPECS: dict[str, dict] = {
+    "museum": {
+        "paraphrases": {
+            "art": ("Its galleries are hung with paintings and sculpture.",
+                    "Old master canvases fill the upper floor.",
+                    "Painters and sculptors of four centuries are represented."),
+            "history": ("Displays trace how people in the region lived and worked over the centuries.",
+                        "Its rooms tell the story of the town from its founding to the present.",
+                        "Everyday objects recall the lives of earlier generations."),
+            "science": ("Hands-on exhibits explain physics and chemistry.",
+                        "Visitors can try experiments with light, sound and magnets.",
+                        "A planetarium and a laboratory for children are its main draws."),
+            "maritime": ("Ship models and navigation instruments recall the seafaring past of the port.",
+                         "Its halls are devoted to sailors, shipbuilders and the sea.",
+                         "A restored sailing ship is moored outside."),
+            "archaeology": ("Finds from nearby excavations form the core of its displays.",
+                            "Pottery, coins and tools unearthed at ancient sites fill its rooms.",
+                            "Its curators lead digs at a Bronze Age settlement."),
+            "photography": ("It collects prints and negatives by pioneers of the camera.",
+                            "Its holdings are devoted to the camera and the darkroom.",
+                            "Daguerreotypes and early cameras are on permanent display."),
+            "railway": ("Restored steam locomotives stand in a former engine shed.",
+                        "Carriages, signals and timetables recall the age of steam trains.",
+                        "Visitors can ride a miniature steam train in the yard."),
+            "textile": ("Looms and fabrics document the weaving trade.",
+                        "Lace, tapestries and embroidery are its pride.",
+                        "Spinning wheels and dyed cloth fill the ground floor."),
+            "garden": ("Sculptures stand on the lawns behind the building.",
+                       "Flower beds and fruit trees surround the building."),
+            "library": ("Scholars can consult rare books in a reading room.",
+                        "An archive of letters and catalogues is open by appointment."),
+            "guided tours": ("Staff lead groups through the rooms every afternoon.",
+                             "Volunteers walk visitors through the collection at weekends."),
+            "auditorium": ("A lecture hall hosts talks and screenings.",
+                           "Concerts and talks take place in a large hall on the ground floor."),
+        },
+        "negated": {
+            "garden": ("The building has no garden.", "Plans for a garden were abandoned."),
+            "library": ("There is no library on site.", "Its former library was moved to the university."),
+            "guided tours": ("No guided tours are offered.", "Guided tours were discontinued years ago."),
+            "auditorium": ("The building lacks an auditorium.",
+                           "It has no auditorium, so lectures are held elsewhere."),
+        },
+        "contrast_type": ("Unlike the {term} collections nearby, it charges no admission.",
+                          "Despite its name, it has no {term} collection.",
+                          "It is often confused with a {term} collection of the same name."),
+        "contrast_city": ("Part of its holdings was bought at auction in {other}.",
+                          "A sister institution opened in {other} in {year}.",
+                          "Its founder was born in {other}."),
+        "cross": (("film", "A short film introduces the collection."),
+                  ("restaurant", "Its cafe is run by a nearby restaurant.")),
+        "neutral": ("The ticket office is in the east wing.",
+                    "A cafe on the ground floor serves light lunches.",
+                    "Lockers are available for bags and coats.",
+                    "The staircase dates from the original building.",
+                    "Catalogues are printed in three languages.",
+                    "The lighting was redesigned in {year}.",
+                    "School holidays bring long queues.",
+                    "Its board of trustees meets four times a year."),
+    },
+    "film": {
+        "paraphrases": {
+            "comedy": ("It is a light-hearted romp full of jokes.",
+                       "Audiences laughed from the first scene to the last.",
+                       "Its gags and one-liners are still quoted."),
+            "musical": ("Song-and-dance numbers carry the story.",
+                        "The cast sing and dance through every scene.",
+                        "Its songs were staged in a single take."),
+            "thriller": ("Suspense builds as a stolen ledger changes hands.",
+                         "It is a tense tale of pursuit and suspense.",
+                         "The tension barely lets up."),
+            "western": ("Cowboys ride across empty plains toward a final duel.",
+                        "Ranchers and outlaws clash on the frontier.",
+                        "Gunfights and cattle drives fill the story."),
+            "horror": ("It is a frightening tale of a haunted house.",
+                       "A ghost terrorises a family in an isolated house.",
+                       "Its scares were shot at night."),
+            "documentary": ("It is a non-fiction portrait built from interviews and archive footage.",
+                            "Real people tell their own story in front of the camera.",
+                            "It follows its real-life subjects over several years."),
+            "animation": ("It is a hand-drawn cartoon feature.",
+                          "Every frame was drawn and painted by hand.",
+                          "Stop-motion puppets play all the roles."),
+            "drama": ("It is a serious character study of a family in crisis.",
+                      "It is a sober portrait of grief and loss.",
+                      "Critics praised its restraint in depicting a marriage coming apart."),
+            "award": ("It took the top prize at a major festival.",
+                      "The lead actor was honoured as best performer of the year."),
+            "sequel": ("It continues the story of an earlier hit with the original cast.",
+                       "It picks up where the first instalment ended."),
+            "remake": ("It is a new version of an older picture.",
+                       "It retells a story first put on screen decades earlier."),
+            "directorial debut": ("It was the first feature made by {person2}.",
+                                  "{person2} had never made a feature before this one."),
+        },
+        "negated": {
+            "award": ("It did not win a single award.", "It was nominated for an award but lost."),
+            "sequel": ("A planned sequel was never made.", "Despite its success, no sequel followed."),
+            "remake": ("A remake was announced but never produced.", "Talk of a remake came to nothing."),
+            "directorial debut": ("It was not the directorial debut of {person2}, who had made two earlier pictures.",
+                                  "Contrary to reports, it was not a directorial debut."),
+        },
+        "contrast_type": ("It borrows from the {term} genre without belonging to it.",
+                          "Critics compared it to the {term} classics of the period.",
+                          "Its marketing promised {term}, which it does not deliver."),
+        "contrast_city": ("{person2} had previously worked in {other}.",
+                          "It was edited in a studio in {other}.",
+                          "It premiered at a festival in {other}."),
+        "cross": (("novel", "It is based on a novel by {person2}."),
+                  ("museum", "Some scenes were shot in a museum.")),
+        "neutral": ("It was shot in {number} days.",
+                    "The editing took nearly a year.",
+                    "It was restored for its anniversary.",
+                    "Several scenes were cut before release.",
+                    "The lead role was first offered to {person2}.",
+                    "Its poster became widely known.",
+                    "It was dubbed into several languages.",
+                    "Television broadcasts brought it a second audience."),
+    },
+    "novel": {
+        "paraphrases": {
+            "war": ("Its characters struggle to survive years of fighting at the front.",
+                    "Soldiers, battles and occupation fill its chapters.",
+                    "Trenches and air raids shape every chapter."),
+            "espionage": ("Spies and double agents drive the plot.",
+                          "A secret agent defects in the opening chapter.",
+                          "Coded messages pass between rival intelligence services."),
+            "romance": ("A love affair between two letter writers carries the plot.",
+                        "Two strangers fall in love over a single summer.",
+                        "Readers remember it as a tender love story."),
+            "mystery": ("A detective untangles a puzzling disappearance.",
+                        "The identity of the killer is revealed only in the last chapter.",
+                        "A missing heir sets a murder inquiry in motion."),
+            "exile": ("The hero is banished from his homeland for decades.",
+                      "Its characters live far from the country they were forced to leave.",
+                      "Refugees long for a home they cannot return to."),
+            "revolution": ("An uprising against the old regime divides the family.",
+                           "The fall of a monarchy is seen through the eyes of a printer.",
+                           "Barricades go up in the streets in the second part."),
+            "friendship": ("Two neighbours remain close companions through every quarrel.",
+                           "A lifelong bond between two schoolmates anchors the plot.",
+                           "Loyalty between companions is its central theme."),
+            "childhood": ("The narrator recalls growing up on a farm.",
+                          "Its first half is told through the eyes of a small boy.",
+                          "Memories of early years in a village fill the book."),
+            "award": ("The book took a national literary prize.",
+                      "Its author was honoured with the national book prize."),
+            "sequel": ("It continues the story begun in the author's first book.",
+                       "It returns to the characters of an earlier volume."),
+            "bestseller": ("It sold hundreds of thousands of copies within weeks.",
+                           "It topped the sales charts for months."),
+            "illustrated": ("Woodcuts by {person2} accompany every chapter.",
+                            "Each chapter opens with a small drawing by {person2}."),
+        },
+        "negated": {
+            "award": ("It was shortlisted for an award but did not win.", "It never won an award."),
+            "sequel": ("The author never wrote the promised sequel.", "No sequel was ever published."),
+            "bestseller": ("It never became a bestseller.", "It sold poorly and was no bestseller."),
+            "illustrated": ("Unlike the author's other books, it is not illustrated.",
+                            "The first edition was not illustrated."),
+        },
+        "contrast_type": ("Critics compared it to classic books about {term}.",
+                          "It is often shelved with books about {term}, though it is not one.",
+                          "Despite its title, it has little to do with {term}."),
+        "contrast_city": ("The author lived in {other} while writing it.",
+                          "It was first published in {other}.",
+                          "The author later settled in {other}."),
+        "cross": (("film", "It was later adapted into a film."),
+                  ("museum", "The manuscript is kept in a museum.")),
+        "neutral": ("The manuscript was rejected twice before publication.",
+                    "A paperback edition followed in {year}.",
+                    "It is dedicated to the author's sister.",
+                    "An audiobook version was recorded by {person2}.",
+                    "The first print run was small.",
+                    "Its epigraph quotes an old folk song.",
+                    "The author revised the ending for later editions.",
+                    "It is taught in some secondary schools."),
+    },
+    "restaurant": {
+        "paraphrases": {
+            "seafood": ("The menu centres on fish and shellfish from the morning market.",
+                        "Oysters, mussels and grilled fish dominate the menu.",
+                        "Regulars come for the lobster and the catch of the day."),
+            "vegetarian": ("No meat is served; the kitchen cooks only vegetables, grains and pulses.",
+                           "Its meat-free menu changes weekly.",
+                           "Vegetables from nearby farms are the heart of its meatless cooking."),
+            "Japanese": ("Sushi and ramen are prepared at a long counter.",
+                         "The chef trained in Tokyo and Osaka.",
+                         "Its menu runs from tempura to miso soup."),
+            "Lebanese": ("Hummus, tabbouleh and grilled halloumi are shared at every table.",
+                         "The family behind it brought recipes from Beirut.",
+                         "Mezze and flatbread arrive in quick succession."),
+            "Mexican": ("Tacos and tortillas are pressed by hand.",
+                        "Its menu offers mole, tamales and quesadillas.",
+                        "Salsas made from dried chillies accompany every dish."),
+            "Indian": ("Curries and breads come from a tandoor oven.",
+                       "Dal, biryani and tikka draw on regional recipes.",
+                       "The chef grew up in Delhi and cooks the dishes of the subcontinent."),
+            "Thai": ("Green curries, lemongrass soups and papaya salads fill the menu.",
+                     "The cooking balances sour, sweet and chilli heat in the manner of Bangkok.",
+                     "Pad kra pao and tom yum are the signature dishes."),
+            "barbecue": ("Meat is smoked for hours over oak.",
+                         "Ribs and brisket come slow-smoked from the pit.",
+                         "The smokehouse is visible from the dining room."),
+            "terrace": ("Tables are set out on the pavement in summer.",
+                        "Guests can dine outdoors overlooking the street."),
+            "garden": ("Diners can eat outdoors among fruit trees and herb beds.",
+                       "A walled courtyard with lawns and flower beds hosts summer dinners."),
+            "Michelin star": ("Anonymous inspectors rank its kitchen among the finest in the country.",
+                              "Its cooking has earned the highest praise from the famous red book of inspectors."),
+            "brunch": ("A late-morning menu of eggs and pancakes is served on Sundays.",
+                       "Weekend mornings bring long queues for eggs and pastries."),
+        },
+        "negated": {
+            "terrace": ("There is no terrace.", "A request to build a terrace was refused."),
+            "garden": ("It has no garden, only a narrow courtyard.", "There is no garden."),
+            "Michelin star": ("It has never held a Michelin star.", "It lost its Michelin star years ago."),
+            "brunch": ("Brunch is not served.", "It stopped serving brunch in {year}."),
+        },
+        "contrast_type": ("Unlike the {term} places on the same street, it keeps a short menu.",
+                          "Despite the name, it serves no {term} dishes.",
+                          "It took over premises that once housed a {term} canteen."),
+        "contrast_city": ("The chef trained in {other} before opening it.",
+                          "Its owners run a second dining room in {other}.",
+                          "The wine comes from a merchant in {other}."),
+        "cross": (("novel", "It appears in a novel by {person2}."),
+                  ("film", "A scene of a film was shot in its dining room.")),
+        "neutral": ("The kitchen is open until late.",
+                    "Bread is baked on the premises.",
+                    "The dessert trolley is a local favourite.",
+                    "A small bar stands by the entrance.",
+                    "Staff speak several languages.",
+                    "The building was once a bakery.",
+                    "Parking nearby is limited.",
+                    "Tips are shared among the whole staff."),
+    },
+}
+
+# Neutral sentences for any kind, used to pad long documents.
+NEUTRAL_SENTENCES: tuple[str, ...] = (
+    "A local newspaper profiled it in {year}.",
+    "Opinions about it remain divided.",
+    "Its reputation grew slowly over the following decades.",
+    "It has been the subject of a radio programme.",
+    "Several essays have been written about it.",
+    "It is frequently cited in regional almanacs.",
+    "Its anniversary was marked with a small celebration in {year}.",
+    "Some details of its early years remain uncertain.",
+    "It has a loyal following among locals.",
+    "Archives hold letters that mention it.",
+    "It attracted little attention at first.",
+    "Interest in it revived after {year}.",
+    "It changed hands several times over the years.",
+    "A small exhibition marked its centenary.",
+    "Its early accounts were lost in a flood.",
+    "Some of its records are kept in the municipal archive.",
+    "It was the subject of a lawsuit in {year}.",
+    "Its name comes from a local legend.",
+    "A commemorative stamp was issued in {year}.",
+    "It is popular with students.",
+)
+
+# Which attribute a contrastive sentence is about, and how often.
+CONTRAST_WEIGHTS: dict[str, float] = {"type": 0.45, "feature": 0.3, "city": 0.15, "kind": 0.1}
+
 # Neutral material for titles and people; ``_audit`` rejects any collision
 # with a query term.
 TITLE_ADJECTIVES: tuple[str, ...] = (
@@ -477,7 +803,7 @@ MIN_RELEVANT = 3
 MAX_RELEVANT_BASE = 40
 MIN_NATURAL_HARD_NEGATIVES = 3
 MAX_RELEVANT_FINAL = 60
-NEAR_MISSES_NEGATED = 8  # docs mentioning an excluded term: the BM25 trap
+NEAR_MISSES_NEGATED = 8  # docs having an excluded attribute: the BM25 trap (unless paraphrased)
 NEAR_MISSES_POSITIVE = 3  # docs lacking one required term
 MAX_ATTEMPTS = 5000
 # Zipf exponent of attribute values: a steep skew gives both very common
@@ -487,6 +813,18 @@ ZIPF_EXPONENT = 1.0
 # attribute three times (see ``_render``).
 REPEAT_RATE = 0.3
 FOCUS_RATE = 0.3
+# Noise (see ``Noise`` above).  PARAPHRASE_RATE is per (document, attribute)
+# pair over city, type and feature attributes: the attribute is then written
+# only with paraphrases.  CONTRAST_RATE is per document: it gets one sentence
+# naming an attribute it does not have.  LONG_DOC_RATE of the documents get
+# LONG_DOC_EXTRA neutral sentences.  The realised rates of the bundled data
+# lie within the *_BOUNDS (checked by the tests).
+PARAPHRASE_RATE = 0.13
+PARAPHRASE_BOUNDS = (0.10, 0.15)
+CONTRAST_RATE = 0.08
+CONTRAST_BOUNDS = (0.05, 0.10)
+LONG_DOC_RATE = 0.2
+LONG_DOC_EXTRA = (8, 24)
 
 # ---------------------------------------------------------------------------
 # Documents
@@ -619,34 +957,106 @@ def _title(kind: str, rng: random.Random, used: set[str]) -> str:
             return title
 
 
-def _render(entity: Entity, rng: random.Random, used_titles: set[str],
-            frequency: dict[str, int]) -> tuple[str, str]:
-    """Title and contents for an entity.
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered document and a record of how its attributes were written.
+
+    ``literal``: atoms the entity has, written with their query term (the kind
+    always is).  ``paraphrased``: atoms the entity has, written only with
+    paraphrases.  ``contrasted``: atoms the entity does *not* have, named in
+    a contrastive or negated sentence.  ``long``: padded with neutral text.
+    """
+
+    title: str
+    contents: str
+    literal: frozenset[str]
+    paraphrased: frozenset[str]
+    contrasted: frozenset[str]
+    long: bool
+
+
+def _contrast(entity: Entity, rng: random.Random) -> tuple[str, str]:
+    """One sentence naming an atom the entity lacks, and that atom.
+
+    Values are Zipf-weighted like the attributes themselves: articles
+    contrast with the common categories ("unlike the art collections
+    nearby"), which are also the ones queries tend to exclude.
+    """
+    spec, noise = KIND_SPECS[entity.kind], NOISE_SPECS[entity.kind]
+    categories = list(CONTRAST_WEIGHTS)
+    category = rng.choices(categories, weights=[CONTRAST_WEIGHTS[c] for c in categories])[0]
+    if category == "kind":
+        other, sentence = rng.choice(noise["cross"])
+        return sentence, f"kind:{other}"
+    if category == "city":
+        ranked, own, templates = list(_city_order(entity.kind)), {entity.city}, noise["contrast_city"]
+    elif category == "type":
+        ranked, own, templates = list(spec["types"]), set(entity.types), noise["contrast_type"]
+    else:
+        ranked, own = list(spec["features"]), set(entity.features)
+    weights = _zipf(len(ranked), ZIPF_EXPONENT)
+    pool = [(value, weight) for value, weight in zip(ranked, weights) if value not in own]
+    value = rng.choices([v for v, _ in pool], weights=[w for _, w in pool])[0]
+    if category == "feature":
+        return rng.choice(noise["negated"][value]), f"feature:{value}"
+    sentence = rng.choice(templates).replace("{other}" if category == "city" else "{term}", value)
+    return sentence, f"{category}:{value}"
+
+
+def _render(entity: Entity, rng: random.Random, used_titles: set[str], frequency: dict[str, int]) -> Rendered:
+    """Title and contents for an entity, with the noise described in ``Noise``.
 
     Each attribute is written with one or two of its sentence variants, and
     some documents dwell on their rarest attribute (all three variants;
     ``frequency`` counts documents per atom).  Term frequencies therefore
     vary, which is what lets plain BM25 rank a document that repeats one rare
-    query term above one that matches every term once.
+    query term above one that matches every term once.  An attribute is
+    paraphrased with probability ``PARAPHRASE_RATE``, a document gets a
+    contrastive sentence with probability ``CONTRAST_RATE`` and neutral
+    padding with probability ``LONG_DOC_RATE``.
     """
-    spec = KIND_SPECS[entity.kind]
+    spec, noise = KIND_SPECS[entity.kind], NOISE_SPECS[entity.kind]
     title = _title(entity.kind, rng, used_titles)
     slots = {"title": title, "city": entity.city, "person": _person(rng), "person2": _person(rng),
              "year": rng.randint(1890, 2020), "number": rng.randint(40, 400)}
-    variants = ([spec["city"]] + [spec["types"][t]["sentences"] for t in entity.types]
-                + [spec["features"][f]["sentences"] for f in entity.features])
+    ranked = [f"city:{entity.city}"] + [f"type:{t}" for t in entity.types] + [f"feature:{f}" for f in entity.features]
+    paraphrased = {atom for atom in ranked if rng.random() < PARAPHRASE_RATE}
+
+    def sentences(atom: str) -> tuple[str, ...]:
+        attribute, value = atom.split(":", 1)
+        if attribute == "city":
+            if atom not in paraphrased:
+                return spec["city"]
+            return tuple(s.replace("{city}", rng.choice(CITY_PARAPHRASES[value])) for s in spec["city"])
+        if atom in paraphrased:
+            return noise["paraphrases"][value]
+        return spec[attribute + "s"][value]["sentences"]
+
+    variants = [sentences(atom) for atom in ranked]
     mentions = [2 if rng.random() < REPEAT_RATE else 1 for _ in variants]
     if rng.random() < FOCUS_RATE:
         # Dwell on the rarest attribute: its term has the highest IDF, so the
         # document becomes a strong distractor for every query that needs it
         # together with something this document lacks.
-        ranked = [f"city:{entity.city}"] + [f"type:{t}" for t in entity.types] + [f"feature:{f}" for f in entity.features]
         mentions[min(range(len(ranked)), key=lambda i: (frequency[ranked[i]], i))] = 3
-    body = [s for group, n in zip(variants, mentions) for s in rng.sample(group, n)]
-    body += rng.sample(spec["filler"], rng.randint(1, 3))
+    body = [s for group, n in zip(variants, mentions) for s in rng.sample(group, min(n, len(group)))]
+    filler = rng.sample(spec["filler"], rng.randint(1, 3))
+    body += filler
+    contrasted: set[str] = set()
+    if rng.random() < CONTRAST_RATE:
+        sentence, atom = _contrast(entity, rng)
+        body.append(sentence)
+        contrasted.add(atom)
+    long = rng.random() < LONG_DOC_RATE
+    if long:
+        # Distractor padding: lowers every term's BM25 weight in this document
+        # and spreads the score scale of each leaf.
+        pool = [s for s in spec["filler"] if s not in filler] + list(noise["neutral"]) + list(NEUTRAL_SENTENCES)
+        body += rng.sample(pool, rng.randint(*LONG_DOC_EXTRA))
     rng.shuffle(body)
-    sentences = [rng.choice(spec["intro"])] + body
-    return title, f"{title}. " + " ".join(s.format(**slots) for s in sentences)
+    text = f"{title}. " + " ".join(s.format(**slots) for s in [rng.choice(spec["intro"])] + body)
+    literal = frozenset([f"kind:{entity.kind}"] + [a for a in ranked if a not in paraphrased])
+    return Rendered(title, text, literal, frozenset(paraphrased), frozenset(contrasted), long)
 
 
 # ---------------------------------------------------------------------------
@@ -658,11 +1068,15 @@ def _holds(node: Node, atoms: frozenset[str], forced: dict[str, bool] | None = N
     """Exact Boolean value of ``node`` for a document with ``atoms``."""
     if isinstance(node, str):
         return forced[node] if forced and node in forced else node in atoms
-    op, *args = node
+    op = node[0]
     if op == "not":
-        return not _holds(args[0], atoms, forced)
-    values = (_holds(arg, atoms, forced) for arg in args)
-    return all(values) if op == "and" else any(values)
+        return not _holds(node[1], atoms, forced)
+    # Plain loops: this is the generator's inner loop.
+    wanted = op == "or"
+    for arg in node[1:]:
+        if _holds(arg, atoms, forced) is wanted:
+            return wanted
+    return not wanted
 
 
 def _leaves(node: Node, positive: bool = True) -> list[tuple[str, bool]]:
@@ -861,8 +1275,12 @@ def _sample_queries(entities: list[Entity], rng: random.Random) -> list[Query]:
     """
     queries: list[Query] = []
     seen: set[str] = set()
+    # The kind leaf is ANDed into every query, so only entities of that kind
+    # can be relevant or near misses; restricting to them changes nothing.
+    by_kind = {kind: [e for e in entities if e.kind == kind] for kind in KINDS}
     for template in TEMPLATES:
         for kind in KINDS:
+            pool = by_kind[kind]
             accepted = 0
             for _ in range(MAX_ATTEMPTS):
                 if accepted == QUERIES_PER_KIND_AND_TEMPLATE:
@@ -872,12 +1290,12 @@ def _sample_queries(entities: list[Entity], rng: random.Random) -> list[Query]:
                     continue
                 tree = ("and", f"kind:{kind}", _substitute(template.shape, slots))
                 key = _canonical(tree)
-                n_relevant = sum(_holds(tree, e.atoms) for e in entities)
+                n_relevant = sum(_holds(tree, e.atoms) for e in pool)
                 if key in seen or not MIN_RELEVANT <= n_relevant <= MAX_RELEVANT_BASE:
                     continue
                 # Only a top-up of hard negatives is injected later; a query
                 # must already have some, or injection would dominate the corpus.
-                if any(sum(_is_near_miss(tree, e.atoms, leaf, False) for e in entities) < MIN_NATURAL_HARD_NEGATIVES
+                if any(sum(_is_near_miss(tree, e.atoms, leaf, False) for e in pool) < MIN_NATURAL_HARD_NEGATIVES
                        for leaf, positive in _leaves(tree) if not positive):
                     continue
                 seen.add(key)
@@ -925,18 +1343,20 @@ def _add_near_misses(queries: list[Query], base: list[Entity], rng: random.Rando
     ``MAX_RELEVANT_FINAL`` relevant documents.
     """
     entities = list(base)
-    n_relevant = [sum(_holds(q.tree, e.atoms) for e in entities) for q in queries]
+    by_kind = {kind: [e for e in entities if e.kind == kind] for kind in KINDS}
+    n_relevant = [sum(_holds(q.tree, e.atoms) for e in by_kind[q.kind]) for q in queries]
     for query in queries:
         for leaf, positive in _leaves(query.tree):
             if leaf.startswith("kind:"):
                 continue
             target = NEAR_MISSES_POSITIVE if positive else NEAR_MISSES_NEGATED
-            have = sum(_is_near_miss(query.tree, e.atoms, leaf, positive) for e in entities)
+            have = sum(_is_near_miss(query.tree, e.atoms, leaf, positive) for e in by_kind[query.kind])
             for _ in range(target - have):
                 entity = _draw_near_miss(query, leaf, positive, rng, n_relevant, queries)
                 hits = [_holds(q.tree, entity.atoms) for q in queries]
                 n_relevant = [n + h for n, h in zip(n_relevant, hits)]
                 entities.append(entity)
+                by_kind[entity.kind].append(entity)
     return entities
 
 
@@ -973,30 +1393,51 @@ def _tokens(text: str) -> list[str]:
     return [_norm(t) for t in _TOKEN.findall(text.lower())]
 
 
-def _audit(entities: list[Entity], texts: list[str]) -> None:
-    """Fail if a document's text disagrees with its attributes.
+def _audit(entities: list[Entity], rendered: list[Rendered]) -> None:
+    """Fail if a document's text disagrees with its record of noise.
 
-    Every query term's words must occur in exactly the documents having that
-    attribute; otherwise a BM25 leaf would match by accident.  The kind word
-    must occur exactly once (see ``KIND_SPECS``).
+    A query term's words must occur in a document exactly when its atom is
+    written literally or named contrastively; otherwise a BM25 leaf would
+    match (or miss) by accident rather than by documented noise.  The own
+    kind word must occur exactly once (see ``KIND_SPECS``).
     """
     vocabulary = _vocabulary()
     words = {a: {_norm(w) for w in _term(a).lower().split()} for a in vocabulary}
-    for entity, text in zip(entities, texts):
-        token_list = _tokens(text)
+    for entity, doc in zip(entities, rendered):
+        token_list = _tokens(doc.contents)
         if token_list.count(entity.kind) != 1:
-            raise ValueError(f"kind word {entity.kind!r} not exactly once in: {text}")
+            raise ValueError(f"kind word {entity.kind!r} not exactly once in: {doc.contents}")
+        if doc.contrasted & entity.atoms or doc.literal | doc.paraphrased != entity.atoms:
+            raise ValueError(f"inconsistent noise record for: {doc.contents}")
         tokens = set(token_list)
         for atom in vocabulary:
-            has = atom in entity.atoms
-            if has and not words[atom] <= tokens:
-                raise ValueError(f"{atom} missing from: {text}")
-            if not has and words[atom] & tokens:
-                raise ValueError(f"{atom} leaks into: {text}")
+            mentioned = atom in doc.literal or atom in doc.contrasted
+            if mentioned and not words[atom] <= tokens:
+                raise ValueError(f"{atom} missing from: {doc.contents}")
+            if not mentioned and words[atom] & tokens:
+                raise ValueError(f"{atom} leaks into: {doc.contents}")
 
 
-def _build(seed: int) -> tuple[list[Entity], list[dict[str, str]], list[Query]]:
-    """Entities, their rendered documents (same order) and the queries."""
+@dataclass(frozen=True)
+class Dataset:
+    """Everything ``generate`` writes, plus the hidden ground truth.
+
+    ``entities``, ``docs`` and ``rendered`` are aligned (one entry per
+    document); ``queries`` are in qid order.
+    """
+
+    entities: list[Entity]
+    docs: list[dict[str, str]]
+    rendered: list[Rendered]
+    queries: list[Query]
+
+
+def build(seed: int = 13) -> Dataset:
+    """Build the dataset in memory (``generate`` writes it out).
+
+    Raises ``ValueError`` if a document's text disagrees with its attributes
+    and noise record (see ``_audit``).
+    """
     rng = random.Random(seed)
     base = [_make_entity(kind, rng) for kind in KINDS for _ in range(DOCS_PER_KIND)]
     queries = _sample_queries(base, rng)
@@ -1005,43 +1446,50 @@ def _build(seed: int) -> tuple[list[Entity], list[dict[str, str]], list[Query]]:
     rng.shuffle(entities)
     frequency = Counter(atom for entity in entities for atom in entity.atoms)
     used_titles: set[str] = set()
-    docs = []
+    docs, rendered = [], []
     for i, entity in enumerate(entities, start=1):
-        title, contents = _render(entity, rng, used_titles, frequency)
-        docs.append({"id": f"demo-{i:05d}", "title": title, "contents": contents})
-    return entities, docs, queries
+        doc = _render(entity, rng, used_titles, frequency)
+        rendered.append(doc)
+        docs.append({"id": f"demo-{i:05d}", "title": doc.title, "contents": doc.contents})
+    _audit(entities, rendered)
+    return Dataset(entities, docs, rendered, queries)
 
 
-def generate(out_dir: Path, seed: int = 13) -> dict[str, int]:
-    """Generate the demo dataset into ``out_dir``.
+def noise_records(data: Dataset | None = None) -> list[dict]:
+    """Per document: its true attributes and how they were written.
 
-    Parameters
-    ----------
-    out_dir : Path
-        Directory to write ``corpus.jsonl``, ``topics.logical.tsv``,
-        ``topics.natural.tsv``, ``qrels.txt`` and ``metadata.jsonl`` into
-        (created if missing; existing files are overwritten).
-    seed : int, optional
-        Seed of the single ``random.Random`` that drives every choice; the
-        same seed always yields byte-identical files.
-
-    Returns
-    -------
-    dict of str to int
-        ``documents``, ``base_documents``, ``near_miss_documents``,
-        ``queries`` and ``qrels`` (number of relevant query-document pairs).
-
-    Raises
-    ------
-    RuntimeError
-        If a template cannot be filled or a query ends up with a relevance
-        count outside ``1..MAX_RELEVANT_FINAL``.
-    ValueError
-        If a document's text contradicts its attributes (see ``_audit``).
+    Returns one dict per document of ``data`` (default: ``build()``), in
+    corpus order: ``id``, ``atoms`` (the ground truth the qrels are computed
+    from), ``literal``, ``paraphrased``, ``contrasted`` (sorted lists of
+    ``attribute:value`` ids, see ``Rendered``) and ``long``.  Useful for
+    error analysis: a relevant document that a leaf missed has the leaf's
+    atom in ``paraphrased``.
     """
-    entities, docs, queries = _build(seed)
-    _audit(entities, [d["contents"] for d in docs])
+    data = data or build()
+    return [{"id": d["id"], "atoms": sorted(e.atoms), "literal": sorted(r.literal),
+             "paraphrased": sorted(r.paraphrased), "contrasted": sorted(r.contrasted), "long": r.long}
+            for d, e, r in zip(data.docs, data.entities, data.rendered)]
 
+
+def noise_summary(data: Dataset) -> dict[str, int]:
+    """Counts behind the documented noise rates.
+
+    ``attribute_mentions`` counts (document, attribute) pairs over city, type
+    and feature attributes, ``paraphrased_mentions`` those written only with
+    paraphrases; ``contrastive_documents`` and ``long_documents`` count
+    documents.
+    """
+    return {
+        "attribute_mentions": sum(len(e.atoms) - 1 for e in data.entities),
+        "paraphrased_mentions": sum(len(r.paraphrased) for r in data.rendered),
+        "contrastive_documents": sum(bool(r.contrasted) for r in data.rendered),
+        "long_documents": sum(r.long for r in data.rendered),
+    }
+
+
+def write(data: Dataset, out_dir: Path) -> dict[str, int]:
+    """Write ``data`` as the five demo files into ``out_dir``; see ``generate``."""
+    docs, entities, queries = data.docs, data.entities, data.queries
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     logical, natural, qrels, metadata = [], [], [], []
@@ -1072,7 +1520,39 @@ def generate(out_dir: Path, seed: int = 13) -> dict[str, int]:
             handle.writelines(lines)
     n_base = DOCS_PER_KIND * len(KINDS)
     return {"documents": len(docs), "base_documents": n_base, "near_miss_documents": len(docs) - n_base,
-            "queries": len(queries), "qrels": len(qrels)}
+            "queries": len(queries), "qrels": len(qrels), **noise_summary(data)}
+
+
+def generate(out_dir: Path, seed: int = 13) -> dict[str, int]:
+    """Generate the demo dataset into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : Path
+        Directory to write ``corpus.jsonl``, ``topics.logical.tsv``,
+        ``topics.natural.tsv``, ``qrels.txt`` and ``metadata.jsonl`` into
+        (created if missing; existing files are overwritten).
+    seed : int, optional
+        Seed of the single ``random.Random`` that drives every choice; the
+        same seed always yields byte-identical files.
+
+    Returns
+    -------
+    dict of str to int
+        ``documents``, ``base_documents``, ``near_miss_documents``,
+        ``queries``, ``qrels`` (number of relevant query-document pairs) and
+        the counts of ``noise_summary``.
+
+    Raises
+    ------
+    RuntimeError
+        If a template cannot be filled or a query ends up with a relevance
+        count outside ``1..MAX_RELEVANT_FINAL``.
+    ValueError
+        If a document's text contradicts its attributes and noise record
+        (see ``_audit``).
+    """
+    return write(build(seed), out_dir)
 
 
 def main(argv: list[str] | None = None) -> None:
