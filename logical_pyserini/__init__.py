@@ -17,6 +17,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "LogicalLuceneSearcher": "logical_pyserini.search",
+    "LogicalFaissSearcher": "logical_pyserini.search",
+    "LogicalHybridSearcher": "logical_pyserini.search",
     "LogicalHit": "logical_pyserini.search",
     "NoPositiveTermError": "logical_pyserini.search",
 }

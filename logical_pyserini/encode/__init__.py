@@ -1,5 +1,17 @@
-"""Dense encoders: mean-pooled, L2-normalised sentence embeddings (default all-MiniLM-L6-v2)."""
+"""Dense encoders: mean-pooled, L2-normalised sentence embeddings (default all-MiniLM-L6-v2).
+
+:class:`SentenceQueryEncoder` (a Pyserini ``QueryEncoder``) is imported lazily:
+it needs pyserini, which starts the JVM.
+"""
 
 from ._sentence import DEFAULT_ENCODER, SentenceEncoder, resolve_encoder_path
 
-__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "resolve_encoder_path"]
+__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "SentenceQueryEncoder", "resolve_encoder_path"]
+
+
+def __getattr__(name: str):
+    if name == "SentenceQueryEncoder":
+        from ._query_encoder import SentenceQueryEncoder
+
+        return SentenceQueryEncoder
+    raise AttributeError(f"module 'logical_pyserini.encode' has no attribute {name!r}")

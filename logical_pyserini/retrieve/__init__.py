@@ -1,5 +1,6 @@
 """Leaf retrieval: one sub-search per distinct leaf, exact scores for candidates."""
 
+from ._faiss import FaissLeafScorer, check_faiss_index, read_docids
 from ._lucene import LeafHits, LuceneLeafScorer
 
-__all__ = ["LeafHits", "LuceneLeafScorer"]
+__all__ = ["FaissLeafScorer", "LeafHits", "LuceneLeafScorer", "check_faiss_index", "read_docids"]

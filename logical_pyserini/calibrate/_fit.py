@@ -1,0 +1,107 @@
+"""Fit and store the calibration ``σ((s - τ) λ)`` of seed 001, appendix E."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..compose import SigmoidParams
+
+__all__ = ["CALIBRATED_RETRIEVERS", "fit_sigmoid", "load_calibration", "write_calibration"]
+
+CALIBRATED_RETRIEVERS = ("bm25", "dense")
+
+
+def fit_sigmoid(scores: np.ndarray, labels: np.ndarray, C: float = 100.0, balanced: bool = False) -> SigmoidParams:
+    """Maximum-likelihood ``τ, λ`` of ``P(relevant | s) = σ((s - τ) λ)``.
+
+    A one-feature scikit-learn ``LogisticRegression`` is fitted on the
+    standardised scores, so its (weak, ``C``) L2 penalty means the same for
+    BM25 scores around 10 as for cosines around 0.5 and keeps λ finite when the
+    classes are separable.  With ``logit = w z + b`` and ``z = (s - μ) / σ_s``:
+    ``λ = w / σ_s`` and ``τ = μ - b σ_s / w``.
+
+    Parameters
+    ----------
+    scores : array
+        Raw retrieval scores.
+    labels : array
+        1 for relevant, 0 for not.
+    C : float
+        Inverse L2 strength on the standardised weight.
+    balanced : bool
+        Weight the classes equally (``class_weight="balanced"``), so τ is
+        where relevance has even odds whatever the share of positive pairs;
+        otherwise the pairs' own share is the prior.
+
+    Raises
+    ------
+    ValueError
+        Without both classes, with constant scores, or when the fit has no
+        slope (scores say nothing about relevance).
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    y = np.asarray(labels).astype(int).ravel()
+    if len(s) != len(y):
+        raise ValueError(f"{len(s)} scores but {len(y)} labels")
+    n_pos = int(y.sum())
+    if n_pos == 0 or n_pos == len(y):
+        raise ValueError(f"calibration needs relevant and non-relevant pairs; got {n_pos} of {len(y)} relevant")
+    mu, sd = float(s.mean()), float(s.std())
+    if sd == 0.0:
+        raise ValueError("all scores are equal: nothing to calibrate")
+    model = LogisticRegression(C=C, class_weight="balanced" if balanced else None).fit(((s - mu) / sd)[:, None], y)
+    w, b = float(model.coef_[0, 0]), float(model.intercept_[0])
+    if abs(w) < 1e-12:
+        raise ValueError("the fitted slope is 0: the scores do not separate relevant from non-relevant pairs")
+    return SigmoidParams(tau=mu - b * sd / w, lam=w / sd)
+
+
+def write_calibration(path: str | os.PathLike, params: dict[str, SigmoidParams], meta: dict) -> None:
+    """Write ``{"bm25": {"tau", "lambda"}, "dense": {...}, "meta": {...}}``."""
+    out = {name: {"tau": p.tau, "lambda": p.lam} for name, p in params.items()}
+    out["meta"] = meta
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+
+
+def load_calibration(path: str | os.PathLike) -> dict[str, SigmoidParams]:
+    """Read a calibration file into ``Normalizer("sigmoid", ...)`` parameters.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        For invalid JSON, an unknown retriever, or an entry without finite
+        ``tau`` and ``lambda``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"calibration file not found: {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"calibration file {path}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"calibration file {path}: expected a JSON object")
+    params: dict[str, SigmoidParams] = {}
+    for name, entry in data.items():
+        if name == "meta":
+            continue
+        if name not in CALIBRATED_RETRIEVERS:
+            raise ValueError(f"calibration file {path}: unknown retriever {name!r} "
+                             f"(expected {', '.join(CALIBRATED_RETRIEVERS)} or meta)")
+        values = [entry.get(k) if isinstance(entry, dict) else None for k in ("tau", "lambda")]
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
+            raise ValueError(f"calibration file {path}: {name!r} needs finite numbers 'tau' and 'lambda'")
+        params[name] = SigmoidParams(float(values[0]), float(values[1]))
+    if not params:
+        raise ValueError(f"calibration file {path} has no retriever parameters (bm25, dense)")
+    return params

@@ -1,0 +1,296 @@
+"""What every logical searcher shares: the hit type, leaf normalisation and
+``search`` / ``batch_search`` / ``explain`` on top of :func:`score_pool`.
+
+A searcher mixes :class:`LogicalSearchMixin` in front of its Pyserini base
+class (``LuceneSearcher``, ``FaissSearcher``) and supplies a few hooks: the
+leaf backend, how document keys map to docids, and how one plain leaf is
+delegated to Pyserini so that it ranks exactly as Pyserini does.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..compose import Normalizer, Operators, explain_tree
+from ..query import NODE_TYPES, Node, Not, Term, parse_query
+from ._pipeline import LeafBackend, Pool, score_pool
+
+__all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "check_retriever"]
+
+
+def check_retriever(term: Term, supported: str, index: str, hint: str) -> None:
+    """Reject a leaf whose prefix asks for a retriever the searcher does not have."""
+    if term.retriever not in (None, supported):
+        raise ValueError(f"term {term} asks for a {term.retriever} retriever, but this searcher only has a "
+                         f"{index} index; {hint}")
+
+
+@dataclass
+class LogicalHit:
+    """One ranked document, shaped like Pyserini's ``ScoredDoc``.
+
+    Attributes
+    ----------
+    docid : str
+        Collection docid.
+    score : float
+        Combined logical score (for a single-leaf query: Pyserini's own score).
+    lucene_docid : int or None
+        Internal Lucene docid (None for a dense-only search).
+    leaf_scores : dict
+        Term text -> normalised leaf score (empty for single-leaf queries).
+    faiss_row : int or None
+        Row in the Faiss index (dense and hybrid searches).
+    """
+
+    docid: str
+    score: float
+    lucene_docid: int | None
+    leaf_scores: dict[str, float] = field(default_factory=dict)
+    _searcher: Any = field(default=None, repr=False, compare=False)
+    faiss_row: int | None = None
+
+    @property
+    def lucene_document(self):
+        """The stored Lucene document (fetched on first access)."""
+        if self.lucene_docid is None:
+            raise LookupError(
+                f"hit {self.docid!r} comes from a dense-only search: no Lucene index stores its text "
+                "(use LogicalHybridSearcher, or look the docid up in your corpus)"
+            )
+        return self._searcher.object.doc(int(self.lucene_docid))
+
+    @property
+    def raw(self) -> str | None:
+        """The stored raw document (the JSON line for JsonCollection indexes)."""
+        return self.lucene_document.get("raw")
+
+    @property
+    def contents(self) -> str | None:
+        """Indexed text: the stored ``contents`` field, else ``contents`` of the raw JSON."""
+        doc = self.lucene_document
+        stored = doc.get("contents")
+        if stored is not None:
+            return stored
+        raw = doc.get("raw")
+        try:
+            return json.loads(raw).get("contents") if raw else None
+        except (json.JSONDecodeError, AttributeError):
+            return raw
+
+
+class LeafNormalizer:
+    """A :class:`Normalizer` as the pipeline calls it, with two rules for dense leaves.
+
+    * ``max``: a cosine below 0 becomes 0, not a negative membership (with
+      the product AND, two negative leaves would multiply into a positive score).
+    * ``hybrid`` leaves arrive already fused from two normalised scores (see
+      :class:`~logical_pyserini.search.LogicalHybridSearcher`) and pass through.
+    """
+
+    def __init__(self, normalizer: Normalizer):
+        self.normalizer = normalizer
+
+    def __call__(self, raw: np.ndarray, leaf_max: float, pool_min: float, retriever: str = "bm25") -> np.ndarray:
+        if retriever == "hybrid":
+            return np.asarray(raw, dtype=np.float64)
+        out = self.normalizer(raw, leaf_max, pool_min, retriever)
+        if retriever == "dense" and self.normalizer.method == "max":
+            out = np.maximum(out, 0.0)
+        return out
+
+
+class LogicalSearchMixin:
+    """``search`` / ``batch_search`` / ``explain`` for any leaf backend.
+
+    Subclasses call :meth:`_setup` and implement :meth:`_backend`,
+    :meth:`_docids`, :meth:`_key` and :meth:`_hit`; :meth:`_single_leaf`
+    (delegate a plain leaf to Pyserini) and :meth:`_release_thread` are optional.
+    """
+
+    operators: Operators
+    normalizer: Normalizer
+    leaf_hits: int
+
+    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int) -> None:
+        self.operators = operators or Operators()
+        self.normalizer = normalize if isinstance(normalize, Normalizer) else Normalizer(normalize)
+        if leaf_hits < 1:
+            raise ValueError(f"leaf_hits must be >= 1, got {leaf_hits}")
+        self.leaf_hits = int(leaf_hits)
+
+    # -- hooks -------------------------------------------------------------
+    def _backend(self, trees: list[Node]) -> LeafBackend:
+        """A backend ready for ``trees`` (e.g. every dense leaf encoded in one batch)."""
+        raise NotImplementedError
+
+    def _single_leaf(self, term: Term, k: int) -> list | None:
+        """Hits of a one-leaf query straight from Pyserini, or None to use the pipeline."""
+        return None
+
+    def _docids(self, keys: np.ndarray) -> list[str]:
+        raise NotImplementedError
+
+    def _key(self, docid: str) -> int | None:
+        """Document key of a collection docid (None if absent)."""
+        raise NotImplementedError
+
+    def _hit(self, docid: str, score: float, key: int, leaf_scores: dict[str, float]) -> LogicalHit:
+        raise NotImplementedError
+
+    def _release_thread(self) -> None:
+        """Called at the end of a ``batch_search`` worker (JVM threads must detach)."""
+
+    # -- search ------------------------------------------------------------
+    @staticmethod
+    def _tree(q: str | Node) -> Node:
+        return parse_query(q) if isinstance(q, str) else q
+
+    @property
+    def _leaf_normalizer(self) -> LeafNormalizer:
+        return LeafNormalizer(self.normalizer)
+
+    def search(self, q: str | Node, k: int = 10, **kwargs) -> list[LogicalHit]:
+        """Search with a logical query.
+
+        Parameters
+        ----------
+        q : str or Node
+            Query text in the logical query language (or a parsed tree).  Any
+            other query object (a Lucene ``Query``, a query vector) is passed
+            to the Pyserini searcher unchanged.
+        k : int
+            Number of hits.
+
+        Returns
+        -------
+        list of LogicalHit
+            Best first.
+
+        Raises
+        ------
+        QuerySyntaxError
+            For malformed query text (with position).
+        NoPositiveTermError
+            For queries that only exclude.
+        """
+        if not isinstance(q, (str, *NODE_TYPES)):
+            parent = super()
+            if not hasattr(parent, "search"):
+                raise TypeError(f"{type(self).__name__}.search takes query text or a parsed tree, not {type(q).__name__}")
+            return parent.search(q, k, **kwargs)
+        tree = self._tree(q)
+        return self._search_tree(tree, k, self._backend([tree]))
+
+    def _search_tree(self, tree: Node, k: int, backend: LeafBackend) -> list[LogicalHit]:
+        if isinstance(tree, Term):
+            hits = self._single_leaf(tree, k)
+            if hits is not None:
+                return hits
+        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits)
+        return self._hits(pool, k)
+
+    def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:
+        top = pool.ranking(k)
+        docids = self._docids(pool.docs[top])
+        texts = {key: key[0] for key in pool.normalized}
+        return [
+            self._hit(docid, float(pool.combined[i]), int(pool.docs[i]),
+                      {texts[key]: float(values[i]) for key, values in pool.normalized.items()})
+            for docid, i in zip(docids, top)
+        ]
+
+    def batch_search(
+        self, queries: list[str], qids: list[str], k: int = 10, threads: int = 1, **kwargs
+    ) -> dict[str, list[LogicalHit]]:
+        """Search many queries; same results as calling :meth:`search` on each.
+
+        Parameters
+        ----------
+        queries, qids : list of str
+            Query texts and their ids (same length).
+        k : int
+            Hits per query.
+        threads : int
+            Worker threads.  Lucene work runs in the JVM and Faiss releases
+            the GIL, so threads overlap with Python time; on 2 cores gains
+            are modest.
+
+        Raises
+        ------
+        QuerySyntaxError
+            On the first malformed query (message prefixed with its qid); the
+            CLI handles bad topics one by one instead.
+        """
+        if len(queries) != len(qids):
+            raise ValueError(f"{len(queries)} queries but {len(qids)} qids")
+        trees = []
+        for qid, q in zip(qids, queries):
+            try:
+                trees.append(self._tree(q))
+            except ValueError as exc:
+                raise type(exc)(f"qid {qid}: {exc}") if not hasattr(exc, "query") else exc
+        backend = self._backend(trees)  # all leaves of the batch prepared at once
+        if threads <= 1:
+            return {qid: self._search_tree(tree, k, backend) for qid, tree in zip(qids, trees)}
+
+        def run(tree: Node) -> list[LogicalHit]:
+            try:
+                return self._search_tree(tree, k, backend)
+            finally:
+                self._release_thread()
+
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            results = list(pool.map(run, trees))
+        return dict(zip(qids, results))
+
+    def explain(self, q: str | Node, docid: str) -> dict:
+        """How ``docid`` is scored for ``q``.
+
+        Returns
+        -------
+        dict
+            The operator tree; every node has ``value``, operators have ``op``
+            and ``children``, leaves have ``term``, ``retriever`` (the query's
+            prefix), ``scored_by`` (the retriever that scored it), ``raw``
+            (exact leaf score) and ``normalized``; fused hybrid leaves also
+            have ``components`` (raw BM25 and dense scores).  The top level
+            also has ``docid`` and ``score`` (equal to the root's ``value``)
+            and ``candidate`` (whether a positive leaf retrieved the document).
+
+        Raises
+        ------
+        KeyError
+            If ``docid`` is not in the index.
+        """
+        tree = self._tree(q)
+        key = self._key(docid)
+        if key is None:
+            raise KeyError(f"docid {docid!r} is not in the index")
+        backend = self._backend([tree])
+        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits,
+                          extra_docs=np.array([key]))
+        index = int(np.searchsorted(pool.docs, key))
+        report = explain_tree(tree, index, pool.trace, pool.raw)
+        _annotate_leaves(tree, report, backend, np.array([key], dtype=np.int64))
+        report.update(docid=docid, score=report["value"], candidate=bool(pool.is_candidate[index]))
+        return report
+
+
+def _annotate_leaves(node: Node, report: dict, backend: LeafBackend, doc: np.ndarray) -> None:
+    """Add ``scored_by`` (and a fused leaf's ``components``) to every leaf of an explanation."""
+    if isinstance(node, Term):
+        report["scored_by"] = backend.retriever(node)
+        components = getattr(backend, "components", None)
+        parts = components(node, doc) if components else None
+        if parts:
+            report["components"] = parts
+        return
+    children = (node.child,) if isinstance(node, Not) else node.children
+    for child, sub in zip(children, report["children"]):
+        _annotate_leaves(child, sub, backend, doc)

@@ -1,0 +1,170 @@
+"""``LogicalFaissSearcher``: Pyserini's ``FaissSearcher`` that enforces AND / OR / NOT."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .._bootstrap import ensure_pyserini
+from ..compose import Normalizer, Operators
+from ..query import Node, Term, distinct_terms
+from ..retrieve import FaissLeafScorer, LeafHits, check_faiss_index
+
+ensure_pyserini()
+from pyserini.encode import QueryEncoder  # noqa: E402  (needs the bootstrap first)
+from pyserini.search.faiss import FaissSearcher  # noqa: E402
+
+from ..encode import SentenceEncoder  # noqa: E402
+from ..encode._query_encoder import SentenceQueryEncoder  # noqa: E402
+from ._base import LogicalHit, LogicalSearchMixin, check_retriever  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["LogicalFaissSearcher", "as_query_encoder"]
+
+
+def as_query_encoder(encoder: QueryEncoder | SentenceEncoder | str | os.PathLike | None) -> QueryEncoder:
+    """A Pyserini ``QueryEncoder``: given, or a :class:`SentenceQueryEncoder` for a model name / encoder."""
+    return encoder if isinstance(encoder, QueryEncoder) else SentenceQueryEncoder(encoder)
+
+
+def _batch_encode(encoder: QueryEncoder):
+    """``list[str] -> (n, d)``: ``encode_batch`` when the encoder has it, else one call per text."""
+    if hasattr(encoder, "encode_batch"):
+        return encoder.encode_batch
+    return lambda texts: np.stack([np.asarray(encoder.encode(t), dtype=np.float32).reshape(-1) for t in texts])
+
+
+class _DenseBackend:
+    """Adapts :class:`FaissLeafScorer` to the pipeline's backend protocol.
+
+    Keys are Faiss rows, or -- given ``row_of`` / ``key_of`` -- another key
+    space (the hybrid searcher's Lucene internal ids).
+    """
+
+    def __init__(self, scorer: FaissLeafScorer, row_of: np.ndarray | None = None, key_of: np.ndarray | None = None):
+        self.scorer = scorer
+        self.row_of = row_of
+        self.key_of = key_of
+
+    @staticmethod
+    def _check(term: Term) -> None:
+        check_retriever(term, "dense", "Faiss", "use LogicalHybridSearcher / --index together with --dense-index")
+
+    def search(self, term: Term, k: int) -> LeafHits:
+        self._check(term)
+        hits = self.scorer.search(term.text, k)
+        return hits if self.key_of is None else LeafHits(self.key_of[hits.docs], hits.scores, hits.complete)
+
+    def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
+        docs = np.asarray(docs, dtype=np.int64)
+        return self.scorer.score(term.text, docs if self.row_of is None else self.row_of[docs])
+
+    def retriever(self, term: Term) -> str:
+        return "dense"
+
+
+class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
+    """Logical search over a Faiss index with dense (cosine) leaves.
+
+    Every distinct leaf of a query is encoded in one batch (for
+    ``batch_search``: the leaves of the whole batch); each leaf's top hits
+    come from ``index.search``; every candidate gets the exact cosine of every
+    leaf from its stored vector (never 0 for a document outside a leaf's
+    top hits); scores are normalised and combined by the operator tree.
+
+    Parameters
+    ----------
+    index_dir : str
+        Pyserini Faiss index directory (``index`` + ``docid``), e.g. built by
+        ``python -m logical_pyserini.index --dense``.
+    query_encoder : QueryEncoder, SentenceEncoder or str, optional
+        Pyserini query encoder, or a model for :class:`SentenceQueryEncoder`
+        (default: the packaged all-MiniLM-L6-v2).  Must be the model the index
+        was built with.
+    operators : Operators, optional
+        AND / OR / NOT operators (default product / sum / complement).
+    normalize : str or Normalizer, optional
+        Leaf score normalisation (default ``max``; negative cosines count as 0).
+    leaf_hits : int, optional
+        Depth of every leaf sub-search (default 1000).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory, its ``index`` or its ``docid`` file is missing, or
+        the encoder is unknown.
+    ValueError
+        If the encoder's dimension differs from the index's.
+
+    Examples
+    --------
+    >>> searcher = LogicalFaissSearcher("indexes/demo-dense")        # doctest: +SKIP
+    >>> searcher.search('"vitamin D benefits" AND NOT "bone health"', k=10)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        index_dir: str,
+        query_encoder: QueryEncoder | SentenceEncoder | str | None = None,
+        operators: Operators | None = None,
+        normalize: str | Normalizer = "max",
+        leaf_hits: int = 1000,
+    ):
+        check_faiss_index(index_dir)
+        encoder = as_query_encoder(query_encoder)
+        try:
+            super().__init__(str(index_dir), encoder)
+        except AssertionError:  # FaissSearcher asserts one docid per vector
+            raise ValueError(f"Faiss index {index_dir}: the docid file and the index hold different numbers "
+                             "of documents (one docid per line, in row order)") from None
+        self._setup(operators, normalize, leaf_hits)
+        self.leaves = FaissLeafScorer(self.index, self.docids, _batch_encode(encoder),
+                                      dimension=getattr(encoder, "dimension", None))
+        self._dense_backend = _DenseBackend(self.leaves)
+        _warn_on_other_encoder(index_dir, encoder)
+
+    def plain_search(self, q: str, k: int = 10) -> list:
+        """``FaissSearcher.search`` on the raw text: the baseline that ignores operators."""
+        return FaissSearcher.search(self, q, k)
+
+    # -- LogicalSearchMixin hooks ------------------------------------------
+    def _backend(self, trees: list[Node]) -> _DenseBackend:
+        # One forward pass for every leaf the pipeline will score (one-leaf
+        # queries are encoded by FaissSearcher.search itself).
+        self.leaves.encode([t.text for tree in trees if not isinstance(tree, Term) for t in distinct_terms(tree)])
+        return self._dense_backend
+
+    def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
+        if term.retriever not in (None, "dense"):
+            return None  # the backend reports the unsupported retriever
+        # One leaf is plain dense retrieval: delegate, so the ranking is exactly FaissSearcher's.
+        return [self._hit(h.docid, float(h.score), self.leaves.row(h.docid), {})
+                for h in FaissSearcher.search(self, term.text, k)]
+
+    def _docids(self, keys: np.ndarray) -> list[str]:
+        return self.leaves.docids(keys)
+
+    def _key(self, docid: str) -> int | None:
+        return self.leaves.row(docid)
+
+    def _hit(self, docid: str, score: float, key: int, leaf_scores: dict[str, float]) -> LogicalHit:
+        return LogicalHit(docid, score, None, leaf_scores, self, faiss_row=key)
+
+
+def _warn_on_other_encoder(index_dir: str | os.PathLike, encoder: QueryEncoder) -> None:
+    """Same dimension but another model still gives meaningless scores: say so."""
+    meta = Path(index_dir) / "meta.json"
+    name = getattr(encoder, "name", None)
+    if not meta.is_file() or name is None:
+        return
+    try:
+        built_with = json.loads(meta.read_text(encoding="utf-8")).get("encoder")
+    except (OSError, json.JSONDecodeError):
+        return
+    if built_with and built_with != name:
+        logger.warning("Faiss index %s was built with encoder %r but queries use %r", index_dir, built_with, name)

