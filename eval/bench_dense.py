@@ -62,7 +62,7 @@ def ensure_indexes(data: Path, corpus: Path, encoder) -> tuple[Path, Path, dict]
 
 
 def read_tsv(path: Path) -> dict[str, str]:
-    from logical_pyserini.search._topics import read_topics
+    from logical_pyserini._topics import read_topics
 
     return read_topics(path)
 

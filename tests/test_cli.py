@@ -96,3 +96,21 @@ def test_eval_errors(tmp_path):
     assert eval_main(["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "missing.txt")]) == 2
     (tmp_path / "r.txt").write_text("q1 Q0 m02 1 2.0 x\n")
     assert eval_main(["--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"), "--measures", "Bogus@3"]) == 2
+
+
+@pytest.mark.parametrize(
+    "content, suffix, message",
+    [
+        ("q1\tfoo\nq1\tbar\n", ".tsv", "duplicate qid 'q1'"),
+        ("q1 foo\n", ".tsv", "expected 'qid<TAB>query'"),
+        ('{"qid": "q1"}\n', ".jsonl", "needs an id"),
+        ("q1\t   \n", ".tsv", "empty query"),
+        ("\n\n", ".tsv", "no topics"),
+    ],
+)
+def test_malformed_topics_name_the_line(tmp_path, museum_index, capsys, content, suffix, message):
+    topics = tmp_path / f"t{suffix}"
+    topics.write_text(content)
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(tmp_path / "r")])
+    assert code == 2
+    assert message in capsys.readouterr().err

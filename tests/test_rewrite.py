@@ -656,9 +656,9 @@ def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):
 @pytest.mark.parametrize(
     "content,message",
     [
-        ("q1 no tab here\n", "expected 'qid<TAB>question'"),
-        ("q1\tBirds\nq1\tFish\n", "appears twice"),
-        ("q1\t   \n", "empty question"),
+        ("q1 no tab here\n", "expected 'qid<TAB>query'"),
+        ("q1\tBirds\nq1\tFish\n", "duplicate qid"),
+        ("q1\t   \n", "empty query"),
         ('{"qid": "1"}\n', "needs an id"),
         ('{"qid": "1", "text": "x"\n', "invalid JSON"),
         ("", "no topics"),

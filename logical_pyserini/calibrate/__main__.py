@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 def _read(args: argparse.Namespace) -> tuple[dict, dict]:
     import ir_measures
 
-    from ..search._topics import read_topics
+    from .._topics import read_topics
 
     topics = {}
     for qid, text in read_topics(args.topics).items():

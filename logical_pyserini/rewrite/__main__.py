@@ -19,85 +19,11 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Iterator
 
+from .._topics import TopicsError, read_topics
 from ._factory import SPEC_HELP, get_rewriter
 
-__all__ = ["main", "read_topics"]
-
-_QID_KEYS = ("qid", "id", "query_id")
-_TEXT_KEYS = ("query", "text", "question", "title")
-
-
-class TopicsError(ValueError):
-    """Unreadable topics file (the message names the file and line)."""
-
-
-def _is_jsonl(path: Path, first_line: str) -> bool:
-    return path.suffix.lower() in (".jsonl", ".json", ".ndjson") or first_line.lstrip().startswith("{")
-
-
-def read_topics(path: str | Path) -> list[tuple[str, str]]:
-    """Read ``(qid, question)`` pairs from a TSV or JSONL topics file.
-
-    Raises
-    ------
-    TopicsError
-        On a missing file, a malformed line, an empty question or a repeated qid.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise TopicsError(f"topics file not found: {path}")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise TopicsError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    first = next((ln for ln in lines if ln.strip()), "")
-    parse = _jsonl_rows if _is_jsonl(path, first) else _tsv_rows
-    topics: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for lineno, qid, text in parse(path, lines):
-        if not qid:
-            raise TopicsError(f"{path}:{lineno}: empty qid")
-        if not text.strip():
-            raise TopicsError(f"{path}:{lineno}: empty question for qid {qid!r}")
-        if qid in seen:
-            raise TopicsError(f"{path}:{lineno}: qid {qid!r} appears twice")
-        seen.add(qid)
-        topics.append((qid, text))
-    if not topics:
-        raise TopicsError(f"{path}: no topics")
-    return topics
-
-
-def _tsv_rows(path: Path, lines: list[str]) -> Iterator[tuple[int, str, str]]:
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        qid, tab, text = line.partition("\t")
-        if not tab:
-            raise TopicsError(f"{path}:{lineno}: expected 'qid<TAB>question'")
-        yield lineno, qid.strip(), text
-
-
-def _jsonl_rows(path: Path, lines: list[str]) -> Iterator[tuple[int, str, str]]:
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TopicsError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise TopicsError(f"{path}:{lineno}: expected a JSON object")
-        qid = next((row[k] for k in _QID_KEYS if k in row), None)
-        text = next((row[k] for k in _TEXT_KEYS if k in row), None)
-        if qid is None or not isinstance(text, str):
-            raise TopicsError(
-                f"{path}:{lineno}: needs an id ({'/'.join(_QID_KEYS)}) and a text ({'/'.join(_TEXT_KEYS)})"
-            )
-        yield lineno, str(qid).strip(), text
-
+__all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -145,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     sources: dict[str, int] = {}
     try:
         with args.output.open("w", encoding="utf-8") as out:
-            for qid, text in tqdm(topics, desc="rewriting", unit="topic", disable=args.quiet or None, file=sys.stderr):
+            for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None, file=sys.stderr):
                 rewrite = rewriter.rewrite(text)
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")

@@ -1,23 +1,30 @@
 """Search front-ends: logical searchers shaped like Pyserini's, and the CLI.
 
 ``python -m logical_pyserini.search --index DIR [--dense-index DIR] --topics FILE --output RUN``
+
+The searchers are loaded on first use: importing them starts the JVM and
+torch, which ``--help`` and topic-file checks should not have to wait for.
 """
 
-from ._base import LeafNormalizer, LogicalHit, LogicalSearchMixin
-from ._faiss_searcher import LogicalFaissSearcher
-from ._hybrid_searcher import LogicalHybridSearcher
-from ._lucene_searcher import LogicalLuceneSearcher, check_lucene_index
-from ._pipeline import NoPositiveTermError, Pool, score_pool
+import importlib
 
-__all__ = [
-    "LeafNormalizer",
-    "LogicalFaissSearcher",
-    "LogicalHit",
-    "LogicalHybridSearcher",
-    "LogicalLuceneSearcher",
-    "LogicalSearchMixin",
-    "NoPositiveTermError",
-    "Pool",
-    "check_lucene_index",
-    "score_pool",
-]
+_EXPORTS = {
+    "LeafNormalizer": "._base",
+    "LogicalHit": "._base",
+    "LogicalSearchMixin": "._base",
+    "LogicalFaissSearcher": "._faiss_searcher",
+    "LogicalHybridSearcher": "._hybrid_searcher",
+    "LogicalLuceneSearcher": "._lucene_searcher",
+    "check_lucene_index": "._lucene_searcher",
+    "NoPositiveTermError": "._pipeline",
+    "Pool": "._pipeline",
+    "score_pool": "._pipeline",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
-from ._topics import read_topics
+from .._topics import read_topics
 
 logger = logging.getLogger("logical_pyserini.search")
 
