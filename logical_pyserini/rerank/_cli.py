@@ -1,0 +1,89 @@
+"""Command-line glue: reranking flags for ``python -m logical_pyserini.search``.
+
+The search CLI calls :func:`add_rerank_arguments` on its parser, optionally
+:func:`build_reranker` at start-up (so a bad ``--oracle`` fails before any
+search), :func:`apply_rerank` per topic, and :func:`rerank_summary` at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._base import KNOWLEDGE, BaseReranker, searcher_doc_text_fn
+
+__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "rerank_summary"]
+
+_STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per run
+
+
+def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--oracle-cache``."""
+    g = parser.add_argument_group("reranking")
+    g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner"],
+                   help="Rerank the top hits: orlog (LLM plausibilities + ProbLog) or llm-reasoner (baseline).")
+    g.add_argument("--rerank-depth", type=int, default=20, metavar="NUM",
+                   help="Hits reranked per topic; the rest keep their order below.")
+    g.add_argument("--oracle", default="dense", metavar="SPEC",
+                   help="dense (embedded MiniLM), hf:PATH (local model dir or .gguf), "
+                        "openai:MODEL (completions endpoint at $OPENAI_BASE_URL).")
+    g.add_argument("--knowledge", default="parametric+", choices=KNOWLEDGE,
+                   help="parametric: entity title only; parametric+: title and document text.")
+    g.add_argument("--oracle-cache", default=None, metavar="FILE", help="JSONL cache of plausibilities.")
+    return parser
+
+
+def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
+    """The reranker the flags ask for (None without ``--rerank``); built once per Namespace.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError, OracleError
+        For bad flags or a model that cannot serve the method; call at
+        start-up to fail before searching.
+    """
+    if not getattr(args, "rerank", None):
+        return None
+    reranker = getattr(args, _STATE, None)
+    if reranker is not None:
+        return reranker
+    if args.rerank_depth < 1:
+        raise ValueError("--rerank-depth must be >= 1")
+    from ._reranker import OrLogReranker, get_oracle
+
+    progress = not getattr(args, "quiet", False)
+    if args.rerank == "orlog":
+        oracle = get_oracle(args.oracle)
+        reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, args.oracle_cache, progress=progress)
+    else:
+        if args.oracle == "dense":
+            raise ValueError("--rerank llm-reasoner needs a generative model: --oracle hf:PATH or openai:MODEL")
+        from ._reasoner import LLMReasoner
+
+        reranker = LLMReasoner(get_oracle(args.oracle), args.rerank_depth, args.knowledge)
+    setattr(args, _STATE, reranker)
+    return reranker
+
+
+def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any) -> list:
+    """Rerank one topic's hits as the flags say (unchanged without ``--rerank``).
+
+    Never raises for a per-topic failure: that topic keeps its base ranking
+    and the failure is counted (see :func:`rerank_summary`).
+    """
+    reranker = build_reranker(args)
+    if reranker is None or not hits:
+        return hits
+    new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher))
+    return new_hits
+
+
+def rerank_summary(args: argparse.Namespace) -> str:
+    """One line on what reranking did (empty without ``--rerank``)."""
+    reranker = getattr(args, _STATE, None)
+    if reranker is None:
+        return ""
+    t = reranker.summary()
+    return (f"rerank {reranker.method}: {t['queries']} topics, {t['fallbacks']} fell back to the base ranking, "
+            f"{int(t['pairs'])} pairs ({int(t['cache_hits'])} cached), {t['tokens_per_pair']:.2f} LLM tokens/pair, "
+            f"oracle {t['oracle_seconds']:.1f}s, problog {t['problog_seconds']:.2f}s")
