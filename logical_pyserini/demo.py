@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--index", default="indexes/demo", help="Where to build the Lucene index.")
     p.add_argument("--runs", default="runs", help="Where to write run files and the evaluation table.")
     p.add_argument("--measures", default="nDCG@10 P@1 RR R@100")
+    p.add_argument("--rerank", action="store_true",
+                   help="Also rerank the logical run with OrLog and the embedded dense oracle (a few minutes "
+                   "on 2 cores the first time; plausibilities are cached in RUNS/demo.orlog-cache.jsonl).")
     args = p.parse_args(argv)
 
     data, runs = Path(args.data), Path(args.runs)
@@ -57,7 +60,15 @@ def main(argv: list[str] | None = None) -> int:
         "bm25": ["--topics", str(data / "topics.natural.tsv"), "--plain", "--run-tag", "bm25"],
         # The same needs written in the logical query language.
         "logical": ["--topics", str(data / "topics.logical.tsv"), "--run-tag", "logical"],
+        # The questions rewritten by the embedded rule rewriter, then searched logically.
+        "rules+logical": ["--topics", str(data / "topics.natural.tsv"), "--rewrite", "rules",
+                          "--run-tag", "rules-logical"],
     }
+    if args.rerank:
+        # Logical search, top 20 reranked by OrLog with the embedded dense oracle (no LLM).
+        plan["logical+orlog"] = ["--topics", str(data / "topics.logical.tsv"), "--rerank", "orlog",
+                                 "--oracle", "dense", "--oracle-cache", str(runs / "demo.orlog-cache.jsonl"),
+                                 "--run-tag", "logical-orlog"]
     paths = {}
     for name, flags in plan.items():
         paths[name] = runs / f"demo.{name}.txt"

@@ -114,3 +114,39 @@ def test_malformed_topics_name_the_line(tmp_path, museum_index, capsys, content,
     code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(tmp_path / "r")])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_rewrite_then_search_records_the_rewrites(tmp_path, museum_index, searcher, capsys):
+    topics = tmp_path / "natural.tsv"
+    topics.write_text("q1\tmuseums in Paris that are not art museums\nq2\tscience museums\n")
+    run = tmp_path / "run.txt"
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
+                        "--rewrite", "rules", "--hits", "3", "--quiet"])
+    assert code == 0
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    assert "NOT" in rewrites["q1"] and "art museums" in rewrites["q1"]
+    assert "NOT" not in rewrites["q2"]
+    # Rewriting on the fly ranks exactly like searching the recorded rewrite.
+    top = [line.split()[2] for line in run.read_text().splitlines() if line.startswith("q1 ")]
+    assert top == [h.docid for h in searcher.search(rewrites["q1"], 3)]
+    assert "rewrite: rules=2" in capsys.readouterr().err
+
+
+def test_orlog_rerank_from_the_cli(tmp_path, museum_index, topics, capsys):
+    run = tmp_path / "run.txt"
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
+                        "--rerank", "orlog", "--oracle", "dense", "--rerank-depth", "5", "--hits", "8", "--quiet"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "rerank orlog: 2 topics, 0 fell back" in err
+    q1 = [line.split() for line in run.read_text().splitlines() if line.startswith("q1 ")]
+    assert len(q1) == 8
+    scores = [float(row[4]) for row in q1]
+    assert scores == sorted(scores, reverse=True)  # run order agrees with the written scores
+
+
+def test_bad_oracle_fails_before_searching(tmp_path, museum_index, topics, capsys):
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(tmp_path / "r"),
+                        "--rerank", "orlog", "--oracle", "hf:/no/such/model"])
+    assert code == 2
+    assert not (tmp_path / "r").exists()

@@ -27,6 +27,7 @@ from tqdm import tqdm
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
 from .._topics import read_topics
+from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
 
 logger = logging.getLogger("logical_pyserini.search")
 
@@ -69,6 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain", action="store_true",
                    help="Baseline on the topic text, operators ignored: LuceneSearcher.search (BM25), "
                    "FaissSearcher.search (dense) or Pyserini's HybridSearcher fusion (both indexes).")
+    rw = p.add_argument_group("rewriting (natural-language topics)")
+    rw.add_argument("--rewrite", default=None, metavar="SPEC",
+                    help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
+                    "hf:PATH | openai:MODEL.  The rewrites are written to OUTPUT.rewrites.tsv.")
+    rw.add_argument("--rewrite-cache", default=None, metavar="FILE", help="JSONL cache of LLM rewrites.")
+    rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
+                    "(default $OPENAI_BASE_URL).")
+    rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")
+    add_rerank_arguments(p)
     p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
@@ -125,6 +135,8 @@ def _check_usage(args: argparse.Namespace) -> str | None:
         return "--encoder needs --dense-index"
     if args.leaf_retriever and not (args.index and args.dense_index):
         return "--leaf-retriever needs both --index and --dense-index"
+    if args.rewrite and args.plain:
+        return "--rewrite produces logical queries; it cannot be combined with --plain"
     return None
 
 
@@ -153,15 +165,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         topics = read_topics(args.topics)
         normalizer = _normalizer(args)
+        rewriter = _build_rewriter(args)
+        build_reranker(args)  # a bad --oracle fails here, before any search
         searcher = _build_searcher(args, normalizer)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    # Parse every topic first: a bad query is reported once with its caret and skipped.
+    # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     failures: dict[str, str] = {}
-    trees = {}
-    for qid, text in topics.items():
+    trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
+    for qid, text in topics.items() if not rewriter else ():
         if args.plain:
             trees[qid] = text
             continue
@@ -193,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             for qid in batch:
                 if qid not in results:
                     continue
+                results[qid] = apply_rerank(args, trees[qid], results[qid], searcher)
                 if not results[qid]:
                     empty.append(qid)
                     logger.warning("qid %s: no hits (no positive term matched any document)", qid)
@@ -206,9 +221,46 @@ def main(argv: list[str] | None = None) -> int:
         f"{elapsed:.1f}s; run written to {args.output}",
         file=sys.stderr,
     )
+    for line in (_rewrite_summary(rewriter), rerank_summary(args)):
+        if line:
+            print(line, file=sys.stderr)
     for qid, message in failures.items():
         print(f"  failed qid {qid}: {message.splitlines()[0]}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _build_rewriter(args: argparse.Namespace):
+    if not args.rewrite:
+        return None
+    from ..rewrite import get_rewriter
+
+    return get_rewriter(args.rewrite, cache=args.rewrite_cache, base_url=args.base_url, api_key=args.api_key)
+
+
+def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict) -> dict:
+    """Rewrite natural-language topics; the rewrites are kept next to the run
+    (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
+    trees = {}
+    record = f"{args.output}.rewrites.tsv"
+    Path(record).parent.mkdir(parents=True, exist_ok=True)
+    with open(record, "w", encoding="utf-8") as f:
+        for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=args.quiet):
+            try:
+                rewrite = rewriter.rewrite(text)
+            except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
+                failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
+                logger.error("qid %s: %s", qid, failures[qid])
+                continue
+            trees[qid] = rewrite.tree
+            f.write(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
+    return trees
+
+
+def _rewrite_summary(rewriter) -> str:
+    if rewriter is None:
+        return ""
+    stats = ", ".join(f"{k}={v}" for k, v in rewriter.stats.items())
+    return f"rewrite: {stats}"
 
 
 def _search_batch(searcher, batch, trees, args, failures) -> dict:
