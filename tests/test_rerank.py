@@ -7,8 +7,6 @@ import itertools
 import json
 import math
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
@@ -16,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logical_pyserini.query import And, Not, Or, Term, parse_query
+from stub_server import serve
 from logical_pyserini.rerank import (
     CompiledFormula,
     Entity,
@@ -388,25 +387,6 @@ def test_reasoner_verdicts_and_unparsable_fallback():
 # --------------------------------------------------------------------------- OpenAI-compatible stub
 
 
-def serve(handler_fn):
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - http.server API
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            data = json.dumps(handler_fn(self.path, body)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
-
-
 def vllm_like(path, body, with_logprobs=True):
     assert path == "/v1/completions"
     prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
@@ -424,7 +404,7 @@ def vllm_like(path, body, with_logprobs=True):
 
 
 def test_openai_oracle_reads_true_false_logprobs():
-    server, url = serve(vllm_like)
+    server, url = serve(lambda p, b, h: vllm_like(p, b))
     try:
         oracle = OpenAIOracle("stub-model", base_url=url, batch_size=2)
         pairs = [(Entity("a", "Louvre", "A museum in Paris."), "{x} is in Paris"),
@@ -444,7 +424,7 @@ def test_openai_oracle_reads_true_false_logprobs():
 
 
 def test_openai_endpoint_without_logprobs_is_a_clear_error():
-    server, url = serve(lambda p, b: vllm_like(p, b, with_logprobs=False))
+    server, url = serve(lambda p, b, h: vllm_like(p, b, with_logprobs=False))
     try:
         with pytest.raises(OracleError, match="no logprobs"):
             OpenAIOracle("stub-model", base_url=url)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import http.server
 import json
 import os
-import threading
 
 import pytest
 
@@ -30,6 +28,7 @@ from logical_pyserini.rewrite import (
     validate_query,
 )
 from logical_pyserini.rewrite.__main__ import main as cli_main
+from stub_server import serve
 
 
 @pytest.fixture(scope="module")
@@ -448,28 +447,12 @@ class _Stub:
     def __init__(self):
         self.replies: list = []
         self.requests: list[dict] = []
-        stub = self
+        self.server, self.url = serve(self._reply)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-                reply = stub.replies.pop(0) if stub.replies else "???"
-                status, payload = reply if isinstance(reply, tuple) else (200, {"choices": [{"message": {"content": reply}}]})
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
+    def _reply(self, path: str, body: dict, headers: dict):
+        self.requests.append({"path": path, "auth": headers.get("Authorization"), "body": body})
+        reply = self.replies.pop(0) if self.replies else "???"
+        return reply if isinstance(reply, tuple) else {"choices": [{"message": {"content": reply}}]}
 
     def close(self):
         self.server.shutdown()

@@ -88,6 +88,15 @@ def iter_terms(node: Node, negated: bool = False) -> Iterator[tuple[Term, bool]]
             yield from iter_terms(child, negated)
 
 
+def map_terms(node: Node, fn) -> Node:
+    """A copy of the tree with every leaf replaced by ``fn(term)``."""
+    if isinstance(node, Term):
+        return fn(node)
+    if isinstance(node, Not):
+        return Not(map_terms(node.child, fn))
+    return type(node)(tuple(map_terms(c, fn) for c in node.children))
+
+
 def distinct_terms(node: Node) -> list[Term]:
     """Distinct leaves (by :attr:`Term.key`) in order of first appearance."""
     seen: dict[tuple, Term] = {}

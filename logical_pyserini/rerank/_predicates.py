@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..prompts import load_prompt
-from ..query import And, Node, Not, Or, Term, distinct_terms, parse_query
+from ..query import And, Node, Not, Or, Term, distinct_terms, map_terms, parse_query
 
 __all__ = ["OrLogQuery", "fill_statement", "leaf_statement"]
 
@@ -60,7 +60,7 @@ class OrLogQuery:
         """One predicate per distinct leaf (leaves equal up to whitespace are one)."""
         terms = distinct_terms(tree)
         index = {t.key[0]: i for i, t in enumerate(terms)}
-        formula = _map_leaves(tree, lambda t: Term(str(index[t.key[0]])))
+        formula = map_terms(tree, lambda t: Term(str(index[t.key[0]])))
         return cls(tuple(leaf_statement(t.text) for t in terms), formula,
                    question if question is not None else str(tree))
 
@@ -88,7 +88,7 @@ class OrLogQuery:
             if len(order) != len(atoms):
                 raise ValueError(f"{len(atoms)} atoms but {len(order)} distinct leaves in the tree")
             index = {" ".join(str(leaf).split()): i for i, leaf in enumerate(order)}
-            formula = _map_leaves(tree, lambda t: Term(str(index[t.key[0]])))
+            formula = map_terms(tree, lambda t: Term(str(index[t.key[0]])))
         used = {int(t.text) for t in distinct_terms(formula)}
         if used - set(range(len(atoms))):
             raise ValueError(f"formula names atoms {sorted(used)} but there are {len(atoms)}")
@@ -111,9 +111,3 @@ class OrLogQuery:
         raise TypeError(f"expected a query tree or a decomposition, got {type(query).__name__}")
 
 
-def _map_leaves(node: Node, fn) -> Node:
-    if isinstance(node, Term):
-        return fn(node)
-    if isinstance(node, Not):
-        return Not(_map_leaves(node.child, fn))
-    return type(node)(tuple(_map_leaves(c, fn) for c in node.children))

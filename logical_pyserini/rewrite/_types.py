@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, parse_query
+from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, map_terms, parse_query
 
 __all__ = ["SOURCES", "Decomposition", "Rewrite", "Rewriter", "RewriteError"]
 
@@ -102,7 +102,7 @@ class Decomposition:
 
     def to_tree(self) -> Node:
         """The logical query: the formula with each atom id replaced by its leaf."""
-        return _map_terms(self.formula_tree(), lambda t: Term(self.leaves[int(t.text)]))
+        return map_terms(self.formula_tree(), lambda t: Term(self.leaves[int(t.text)]))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -129,7 +129,7 @@ class Decomposition:
 
         terms = distinct_terms(node)
         index = {t.key[0]: i for i, t in enumerate(terms)}
-        formula = _map_terms(node, lambda t: Term(str(index[t.key[0]])))
+        formula = map_terms(node, lambda t: Term(str(index[t.key[0]])))
         return cls(
             question,
             tuple(statement_for(t.text) for t in terms),
@@ -137,14 +137,6 @@ class Decomposition:
             render_formula(formula),
             source,
         )
-
-
-def _map_terms(node: Node, fn) -> Node:
-    if isinstance(node, Term):
-        return fn(node)
-    if isinstance(node, Not):
-        return Not(_map_terms(node.child, fn))
-    return type(node)(tuple(_map_terms(c, fn) for c in node.children))
 
 
 def render_formula(node: Node) -> str:
