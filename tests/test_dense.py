@@ -192,6 +192,9 @@ def test_calibration_recovers_a_known_sigmoid(tau, lam, low, high):
     assert fit.lam == pytest.approx(lam, rel=0.1)
     with pytest.raises(ValueError, match="relevant and non-relevant"):
         fit_sigmoid(s, np.ones(len(s)))
+    # Inverted labels (e.g. unjudged documents taken as non-relevant) must not become a calibration.
+    with pytest.raises(ValueError, match="slope is negative"):
+        fit_sigmoid(s, ~y)
 
 
 def test_pairs_are_labelled_only_where_the_judgement_forces_the_leaf():

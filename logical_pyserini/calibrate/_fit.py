@@ -42,7 +42,8 @@ def fit_sigmoid(scores: np.ndarray, labels: np.ndarray, C: float = 100.0, balanc
     ------
     ValueError
         Without both classes, with constant scores, or when the fit has no
-        slope (scores say nothing about relevance).
+        positive slope (scores say nothing about relevance, or the labels are
+        inverted, e.g. unjudged documents taken as non-relevant).
     """
     from sklearn.linear_model import LogisticRegression
 
@@ -60,6 +61,12 @@ def fit_sigmoid(scores: np.ndarray, labels: np.ndarray, C: float = 100.0, balanc
     w, b = float(model.coef_[0, 0]), float(model.intercept_[0])
     if abs(w) < 1e-12:
         raise ValueError("the fitted slope is 0: the scores do not separate relevant from non-relevant pairs")
+    if w < 0:
+        raise ValueError(
+            f"the fitted slope is negative (λ = {w / sd:.3g}): higher scores look less relevant. The labels are "
+            "probably wrong, e.g. qrels that judge only part of the pool while unjudged documents count as "
+            "non-relevant; add judged non-relevant documents (relevance 0) to the qrels"
+        )
     return SigmoidParams(tau=mu - b * sd / w, lam=w / sd)
 
 

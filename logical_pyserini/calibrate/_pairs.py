@@ -16,10 +16,15 @@ contradict the topic's judgement for ``doc``, whatever the unknown leaves are
 * a single-leaf topic labels its leaf both ways.
 
 Labels are propagated between topics until nothing changes.  Relevant docs
-are the qrels' positives; non-relevant docs are sampled from the documents
-the topic's positive leaves retrieve (top ``depth`` of every retriever) that
-are not judged relevant -- unjudged documents count as non-relevant, as in
-trec_eval -- ``negatives_per_positive`` per relevant doc (3 by default: many
+are the qrels' positives.  Non-relevant docs are the topic's judged
+non-relevant docs when the qrels have any (relevance <= 0); only for topics
+whose qrels list positives alone are they sampled from the documents the
+topic's positive leaves retrieve (top ``depth`` of every retriever) that are
+not judged relevant -- unjudged documents then count as non-relevant, as in
+trec_eval.  Sampling unjudged documents from qrels that judge only part of the
+pool can invert the fit (the best-scoring unjudged documents are often
+relevant); :func:`~logical_pyserini.calibrate.fit_sigmoid` refuses a negative
+slope.  ``negatives_per_positive`` per relevant doc (3 by default: many
 sampled docs get no forced label).  A pair labelled
 both ways is dropped.  The same pairs are scored by every retriever, so the
 calibrations are fitted on the same data.
@@ -173,11 +178,13 @@ def collect_pairs(
         out.unknown_docids += len(relevant) - len(known)
         if not known:
             continue
-        pool: set[str] = set()
-        for term in positive_terms(tree):
-            for retriever in retrievers:
-                pool.update(retriever.top(term.text, depth))
-        candidates = sorted(pool - set(relevant))
+        candidates = sorted(d for d, rel in judged.items() if rel <= 0)
+        if not candidates:  # positives-only qrels: unjudged retrieved documents stand in
+            pool: set[str] = set()
+            for term in positive_terms(tree):
+                for retriever in retrievers:
+                    pool.update(retriever.top(term.text, depth))
+            candidates = sorted(pool - set(relevant))
         negatives = rng.sample(candidates, min(len(candidates), round(negatives_per_positive * len(known))))
         negatives = [d for d in negatives if all(r.key(d) is not None for r in retrievers)]  # other index may lack it
         out.topics_used += 1
