@@ -11,8 +11,19 @@ ratio logical / plain, at ``--hits`` 1000 (run files) and 10 (interactive).
 Logical time includes parsing, every leaf sub-search, exact scoring of every
 candidate for every leaf, composition and docid lookup of the returned hits.
 
+Memory: for each size, plain and logical search each run in a fresh
+subprocess (same queries, ``--hits`` 1000) that reports its peak resident
+set size (``VmHWM`` of ``/proc/self/status``, JVM included; on Linux
+``ru_maxrss`` would include the parent's RSS, which it keeps across
+fork + exec) at start, after opening the index and after the queries.  A PNG of median latency and
+peak RSS vs corpus size goes next to the Markdown file (``latency.png``).
+Sizes up to 100,000 run by default; ``--sizes 10000,100000,1000000`` adds 1M
+(about 450 MB of JSONL and a ~2 GB index under ``--data``).
+
 Also reports effectiveness of plain vs logical on the bundled demo data by
-number of negations.  Results go to ``eval/results/latency.md``.
+number of negations, and the ProbLog cost per reranked candidate (measured by
+``problog_timing`` of ``eval/bench_orlog.py``).  Results go to
+``eval/results/latency.md``.
 """
 
 from __future__ import annotations
@@ -23,7 +34,9 @@ import json
 import os
 import platform
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -119,6 +132,97 @@ def effectiveness(index: Path) -> str:
     return format_table(rows, "negations")
 
 
+def peak_rss_child(mode: str, index: str, n_queries: int, hits: int) -> None:
+    """Child process of :func:`peak_rss`: open one searcher, run the queries, print peak RSS (JSON)."""
+    def peak_mb() -> float:
+        # VmHWM is this process image's own high-water mark; Linux carries ru_maxrss over from the
+        # (large, JVM-holding) parent across fork + exec, so it is only the fallback.
+        try:
+            with open("/proc/self/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+        except (OSError, StopIteration):
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+
+    start = peak_mb()
+    from logical_pyserini.search import LogicalLuceneSearcher
+
+    queries = make_queries(n_queries)
+    if mode == "plain":
+        from pyserini.search.lucene import LuceneSearcher
+
+        searcher = LuceneSearcher(index)
+        run = lambda logical, plain: searcher.search(plain, hits)  # noqa: E731
+    else:
+        searcher = LogicalLuceneSearcher(index)
+        run = lambda logical, plain: searcher.search(logical, hits)  # noqa: E731
+    opened = peak_mb()
+    for logical, plain in queries:
+        run(logical, plain)
+    print(json.dumps({"python_mb": start, "open_mb": opened, "peak_mb": peak_mb()}))
+
+
+def peak_rss(index: Path, n_queries: int, hits: int = 1000) -> dict[str, dict]:
+    """Peak RSS (MB) of plain and logical search, each measured in a fresh interpreter."""
+    out = {}
+    for mode in ("plain", "logical"):
+        done = subprocess.run([sys.executable, __file__, "--rss-child", mode, "--rss-index", str(index),
+                               "--queries", str(n_queries), "--rss-hits", str(hits)],
+                              capture_output=True, text=True, check=True)
+        out[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
+
+
+def problog_cost(quick: bool) -> list[str]:
+    """ProbLog ms per reranked candidate by formula shape, from ``eval/bench_orlog.py`` (pending if absent)."""
+    try:
+        sys.path.insert(0, str(ROOT / "eval"))
+        from bench_orlog import problog_timing, read_tsv
+
+        from logical_pyserini.data import DEMO_DIR
+        from logical_pyserini.rerank import available_backends
+
+        topics = read_tsv(DEMO_DIR / "topics.logical.tsv")
+        n_candidates, repeats = (10, 1) if quick else (20, 5)
+        rows, worst = problog_timing(topics, n_candidates, repeats)
+    except Exception as exc:  # a colleague's script: report, never fail the latency benchmark
+        return [f"Pending: `eval/bench_orlog.py` could not be used ({type(exc).__name__}: {exc})."]
+    backends = available_backends()
+    return [f"Measured with `problog_timing` of `eval/bench_orlog.py` on the demo topics' formula shapes: "
+            f"{n_candidates} candidates, random plausibilities, median of {repeats} repeat(s).  Cell: ms per "
+            "candidate with one ProbLog program each / ms to compile the formula once + µs per re-weighted "
+            "evaluation (speed-up).", "",
+            "| formula shape | atoms | " + " | ".join(backends) + " |", "|---|---:|" + "---|" * len(backends),
+            *rows, "", f"Largest posterior difference between the two ways: {worst:.1e}."]
+
+
+def plot(rows: list, rss: dict, path: Path) -> None:
+    """Median latency (left) and peak RSS (right) against corpus size."""
+    sys.path.insert(0, str(ROOT / "eval"))
+    from _common import pyplot
+
+    plt = pyplot()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    sizes = sorted({size for size, *_ in rows})
+    for hits, leaf_hits, color in ((1000, 1000, "C0"), (10, 1000, "C1"), (10, 100, "C2")):
+        sel = {size: r for size, h, lh, r in rows if (h, lh) == (hits, leaf_hits)}
+        xs = [s for s in sizes if s in sel]
+        ax1.plot(xs, [sel[s]["logical_ms"] for s in xs], "-o", color=color,
+                 label=f"logical, hits {hits}, leaf hits {leaf_hits}")
+        if leaf_hits == 1000:
+            ax1.plot(xs, [sel[s]["plain_ms"] for s in xs], "--s", color=color, label=f"plain BM25, hits {hits}")
+    ax1.set(xscale="log", yscale="log", xlabel="documents", ylabel="median ms / query", title="Latency")
+    ax1.legend(fontsize=7)
+    for mode, style in (("plain", "--s"), ("logical", "-o")):
+        xs = sorted(rss)
+        ax2.plot(xs, [rss[s][mode]["peak_mb"] for s in xs], style, label=f"{mode}: peak after queries")
+        ax2.plot(xs, [rss[s][mode]["open_mb"] for s in xs], style, alpha=0.4, label=f"{mode}: after opening")
+    ax2.set(xscale="log", xlabel="documents", ylabel="peak RSS (MB)", title="Memory (fresh process each)")
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="10000,100000", help="Corpus sizes, comma separated.")
@@ -127,7 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", default=str(ROOT / "eval" / "data"), help="Where generated corpora/indexes go.")
     p.add_argument("--output", default=str(ROOT / "eval" / "results" / "latency.md"))
     p.add_argument("--quick", action="store_true", help="Seconds: 2,000 docs, 20 queries, 1 repeat.")
+    p.add_argument("--rss-child", choices=["plain", "logical"], help=argparse.SUPPRESS)
+    p.add_argument("--rss-index", help=argparse.SUPPRESS)
+    p.add_argument("--rss-hits", type=int, default=1000, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.rss_child:
+        peak_rss_child(args.rss_child, args.rss_index, args.queries, args.rss_hits)
+        return 0
     if args.quick:
         args.sizes, args.queries, args.repeats = "2000", 20, 1
 
@@ -135,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.search import LogicalLuceneSearcher
 
     queries = make_queries(args.queries)
-    rows = []
+    rows, rss = [], {}
     for size in (int(s) for s in args.sizes.split(",")):
         corpus = Path(args.data) / f"synthetic-{size}.jsonl"
         index = Path(args.data) / f"index-{size}"
@@ -154,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{size} docs, hits={hits}, leaf-hits={leaf_hits}: plain {r['plain_ms']:.2f} ms, "
                   f"logical {r['logical_ms']:.2f} ms, ratio {r['ratio_of_medians']:.2f}", file=sys.stderr)
             searcher.close()
+        rss[size] = peak_rss(index, args.queries)
+        print(f"{size} docs, peak RSS: plain {rss[size]['plain']['peak_mb']:.0f} MB, "
+              f"logical {rss[size]['logical']['peak_mb']:.0f} MB", file=sys.stderr)
 
     lines = [
         "# Logical search latency vs plain LuceneSearcher",
@@ -170,10 +283,24 @@ def main(argv: list[str] | None = None) -> int:
     for size, hits, leaf_hits, r in rows:
         lines.append(f"| {size:,} | {hits} | {leaf_hits} | {r['plain_ms']:.2f} | {r['logical_ms']:.2f} | "
                      f"{r['ratio_of_medians']:.2f} | {r['median_ratio']:.2f} |")
-    lines += ["", "## Effectiveness on the demo data (plain BM25 on natural topics vs logical)", "",
-              effectiveness(Path(args.data) / "demo-index"), ""]
+    lines += ["", "## Peak memory", "",
+              f"Each searcher in a fresh Python process: open the index, run the {args.queries} queries at "
+              "hits 1000, read its peak RSS (`VmHWM`; the JVM heap lives in the same process; default `-Xmx` "
+              "from `LOGICAL_PYSERINI_JAVA_HEAP`).  MB.", "",
+              "| search | docs | Python alone | after imports and opening | after the queries | growth from queries |",
+              "|---|---:|---:|---:|---:|---:|"]
+    for size in rss:
+        for mode in ("plain", "logical"):
+            m = rss[size][mode]
+            lines.append(f"| {mode} | {size:,} | {m['python_mb']:.0f} | {m['open_mb']:.0f} | {m['peak_mb']:.0f} | "
+                         f"{m['peak_mb'] - m['open_mb']:.0f} |")
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
+    plot(rows, rss, out.with_suffix(".png"))
+    lines += ["", f"Figure: `{out.with_suffix('.png').name}` (median latency and peak RSS vs corpus size).", "",
+              "## ProbLog cost per reranked candidate (OrLog)", "", *problog_cost(args.quick),
+              "", "## Effectiveness on the demo data (plain BM25 on natural topics vs logical)", "",
+              effectiveness(Path(args.data) / "demo-index"), ""]
     out.write_text("\n".join(lines))
     print("\n".join(lines))
     return 0

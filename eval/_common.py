@@ -1,0 +1,94 @@
+"""Helpers shared by the evaluation scripts under ``eval/``.
+
+Every script takes ``--quick`` (seconds, for the harness tests), ``--results``
+(where Markdown tables and PNG figures go) and, when it generates data,
+``--data`` (generated corpora and indexes; ignored by git).  Result files
+start with the command that made them and the date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT / "eval"
+RESULTS = EVAL / "results"
+DATA = EVAL / "data"
+SOURCES = EVAL / "sources"
+
+if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
+    sys.path.insert(0, str(ROOT))
+
+
+def base_parser(doc: str, data: bool = True) -> argparse.ArgumentParser:
+    """Parser with the flags every script shares: ``--quick``, ``--results`` and (optionally) ``--data``.
+
+    Parameters
+    ----------
+    doc : str
+        The script's module docstring (its first line becomes the description).
+    data : bool
+        Whether the script writes generated data (adds ``--data``).
+    """
+    p = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="Tiny configuration that runs in seconds (tests).")
+    p.add_argument("--results", default=str(RESULTS), metavar="DIR", help="Where tables and figures go.")
+    if data:
+        p.add_argument("--data", default=str(DATA), metavar="DIR", help="Where generated data and indexes go.")
+    return p
+
+
+def command(script: str, argv: Sequence[str] | None) -> str:
+    """The command line that reproduces a run, e.g. ``python eval/itlr_eval.py table1 --quick``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return " ".join(["python", f"eval/{Path(script).name}", *args])
+
+
+def today() -> str:
+    return dt.date.today().isoformat()
+
+
+def header(title: str, cmd: str, *notes: str) -> list[str]:
+    """Title, command, date and machine lines of a result file."""
+    lines = [f"# {title}", "", f"Command: `{cmd}`  ",
+             f"Date: {today()}; machine: {platform.machine()}, {os.cpu_count()} cores, "
+             f"Python {platform.python_version()}.", ""]
+    for note in notes:
+        lines += [note, ""]
+    return lines
+
+
+def md_table(columns: Sequence[str], rows: Iterable[Sequence], align: str | None = None) -> list[str]:
+    """Markdown table lines; ``align`` is one letter per column (``l`` or ``r``, default left then right)."""
+    align = align or "l" + "r" * (len(columns) - 1)
+    rule = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
+    return ["| " + " | ".join(columns) + " |", rule] + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def write_lines(path: str | os.PathLike, lines: Sequence[str]) -> Path:
+    """Write a Markdown result file (parents created); return its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+    return path
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
