@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow bench eval eval-quick clean
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 required (set PYTHON=python3.11)"'
@@ -27,6 +27,12 @@ test-slow: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) eval/bench_latency.py
+
+eval: $(VENV)/.installed
+	$(PY) eval/run_all.py
+
+eval-quick: $(VENV)/.installed
+	$(PY) eval/run_all.py --quick
 
 clean:
 	rm -rf indexes/demo runs/*.txt
