@@ -19,11 +19,22 @@ from typing import Iterable, Sequence
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "eval"
 RESULTS = EVAL / "results"
+QUICK_RESULTS = EVAL / "results-quick"  # ignored by git
 DATA = EVAL / "data"
 SOURCES = EVAL / "sources"
 
 if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Resolves ``--results`` after parsing: ``--quick`` runs never overwrite the committed full results."""
+
+    def parse_args(self, args=None, namespace=None):  # noqa: D102 - argparse API
+        ns = super().parse_args(args, namespace)
+        if getattr(ns, "results", "") is None:
+            ns.results = str(QUICK_RESULTS if ns.quick else RESULTS)
+        return ns
 
 
 def base_parser(doc: str, data: bool = True) -> argparse.ArgumentParser:
@@ -36,10 +47,10 @@ def base_parser(doc: str, data: bool = True) -> argparse.ArgumentParser:
     data : bool
         Whether the script writes generated data (adds ``--data``).
     """
-    p = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = _Parser(description=doc.strip().splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--quick", action="store_true", help="Tiny configuration that runs in seconds (tests).")
-    p.add_argument("--results", default=str(RESULTS), metavar="DIR", help="Where tables and figures go.")
+    p.add_argument("--results", default=None, metavar="DIR",
+                   help="Where tables and figures go (default eval/results, or eval/results-quick with --quick).")
     if data:
         p.add_argument("--data", default=str(DATA), metavar="DIR", help="Where generated data and indexes go.")
     return p

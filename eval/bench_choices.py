@@ -22,9 +22,11 @@ sys.path.insert(0, str(ROOT))
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--index", default=str(ROOT / "indexes" / "demo"), help="Demo Lucene index (built if missing).")
-    p.add_argument("--output", default=str(ROOT / "eval" / "results" / "demo_choices.md"))
+    p.add_argument("--output", default=None, help="Default eval/results/demo_choices.md (eval/results-quick/ with --quick).")
     p.add_argument("--quick", action="store_true", help="Only the normalisations with default operators.")
     args = p.parse_args(argv)
+    if args.output is None:  # --quick never overwrites the committed full results
+        args.output = str(ROOT / "eval" / ("results-quick" if args.quick else "results") / "demo_choices.md")
 
     from logical_pyserini._topics import read_topics
     from logical_pyserini.compose import Operators

@@ -160,8 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timed", type=int, default=None, help="Topics timed (default: all; 20 with --quick).")
     p.add_argument("--encoder", default=None, help="Dense encoder (default: packaged all-MiniLM-L6-v2).")
     p.add_argument("--data", default=str(ROOT / "eval" / "data" / "bench_dense"), help="Index cache.")
-    p.add_argument("--output", default=str(ROOT / "eval" / "results" / "dense.md"))
+    p.add_argument("--output", default=None, help="Default eval/results/dense.md (eval/results-quick/ with --quick).")
     args = p.parse_args(argv)
+    if args.output is None:  # --quick never overwrites the committed full results
+        args.output = str(ROOT / "eval" / ("results-quick" if args.quick else "results") / "dense.md")
     if args.quick:
         args.repeats, args.timed = 1, args.timed or 20
 

@@ -229,12 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--data", default=str(ROOT / "eval" / "data"), help="Where generated corpora/indexes go.")
-    p.add_argument("--output", default=str(ROOT / "eval" / "results" / "latency.md"))
+    p.add_argument("--output", default=None, help="Default eval/results/latency.md (eval/results-quick/ with --quick).")
     p.add_argument("--quick", action="store_true", help="Seconds: 2,000 docs, 20 queries, 1 repeat.")
     p.add_argument("--rss-child", choices=["plain", "logical"], help=argparse.SUPPRESS)
     p.add_argument("--rss-index", help=argparse.SUPPRESS)
     p.add_argument("--rss-hits", type=int, default=1000, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.output is None:  # --quick never overwrites the committed full results
+        args.output = str(ROOT / "eval" / ("results-quick" if args.quick else "results") / "latency.md")
     if args.rss_child:
         peak_rss_child(args.rss_child, args.rss_index, args.queries, args.rss_hits)
         return 0

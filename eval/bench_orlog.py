@@ -185,8 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--oracle", default=None, help="Extra OrLog oracle for the effectiveness table (hf:PATH ...).")
     p.add_argument("--threads", type=int, default=1,
                    help="Torch threads (1: on a shared 2-core machine, 2 threads can be far slower).")
-    p.add_argument("--output", default=str(ROOT / "eval" / "results" / "orlog.md"))
+    p.add_argument("--output", default=None, help="Default eval/results/orlog.md (eval/results-quick/ with --quick).")
     args = p.parse_args(argv)
+    if args.output is None:  # --quick never overwrites the committed full results
+        args.output = str(ROOT / "eval" / ("results-quick" if args.quick else "results") / "orlog.md")
     import torch
 
     torch.set_num_threads(args.threads)
