@@ -14,6 +14,11 @@ writes ``orlog.md`` into ``--results`` -- or reads an existing output with
   retriever and knowledge setting when ``orlog.md`` has one (the seed's
   Figure 2), otherwise the base run it reranks (ΔP@1 of reranking; the
   reasoner comparison is then marked pending).  Green bars: OrLog better.
+  Every ``P@1 by template`` table counts: section 4 of ``orlog.md``
+  (``bench_orlog.py --lm hf:PATH``) has OrLog and the LLM-as-reasoner with
+  the same LM on a topic subset; when such a pair exists the figure shows
+  only the OrLog-vs-reasoner panels (the seed's Figure 2) and the Markdown
+  table keeps every column.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -33,10 +39,17 @@ SEED_TOKENS = [("BM25", "LLM (Param)", "50.2"), ("BM25", "LLM (Param+)", "55.0")
 
 def read_table(text: str, after: str) -> list[dict[str, str]]:
     """Rows (column -> cell) of the first Markdown table after the line starting with ``after``."""
+    tables = read_tables(text, after)
+    return tables[0][1] if tables else []
+
+
+def read_tables(text: str, after: str) -> list[tuple[str, list[dict[str, str]]]]:
+    """(title line, rows) of the first Markdown table after every line starting with ``after``."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(after)), None)
-    if start is None:
-        return []
+    return [(line, _table_at(lines, i)) for i, line in enumerate(lines) if line.startswith(after)]
+
+
+def _table_at(lines: list[str], start: int) -> list[dict[str, str]]:
     table = []
     for line in lines[start + 1:]:
         if line.startswith("|"):
@@ -60,21 +73,35 @@ def comparator(run: str, runs: list[str]) -> tuple[str | None, str]:
 
 
 def deltas(text: str, metric: str = "P@1") -> dict[str, dict[str, float]]:
-    """OrLog run -> template -> ΔP@1 against its comparator (see :func:`comparator`)."""
-    rows = read_table(text, f"{metric} by template")
-    if not rows:
-        return {}
-    runs = [c for c in rows[0] if c != "template"]
+    """OrLog run -> template -> ΔP@1 against its comparator (see :func:`comparator`).
+
+    Reads every ``<metric> by template`` table (the full-topic one and, when
+    present, section 4's LM subset, tagged with its topics per template).
+    """
     out = {}
-    for run in runs:
-        if "OrLog" not in run:
+    for title, rows in read_tables(text, f"{metric} by template"):
+        if not rows:
             continue
-        other, kind = comparator(run, runs)
-        if other is None:
-            continue
-        tag = "reasoner" if kind == "LLM-as-reasoner" else "base, reasoner pending"
-        out[f"{run} − {other} ({tag})"] = {r["template"].strip("`"): float(r[run]) - float(r[other]) for r in rows}
+        subset = re.search(r"\(LM subset, (\d+) topics? per template", title)
+        runs = [c for c in rows[0] if c != "template"]
+        for run in runs:
+            if "OrLog" not in run:
+                continue
+            other, kind = comparator(run, runs)
+            if other is None:
+                continue
+            tag = "reasoner" if kind == "LLM-as-reasoner" else "base, reasoner pending"
+            if subset:
+                tag += f"; {subset.group(1)} topics/template"
+            out[f"{run} − {other} ({tag})"] = {r["template"].strip("`"): float(r[run]) - float(r[other])
+                                               for r in rows}
     return out
+
+
+def figure_panels(delta: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The OrLog-vs-reasoner panels when there are any (seed 000's Figure 2), else every panel."""
+    reasoner = {k: v for k, v in delta.items() if "(reasoner" in k}
+    return reasoner or delta
 
 
 def plot(delta: dict[str, dict[str, float]], path: Path) -> None:
@@ -91,7 +118,8 @@ def plot(delta: dict[str, dict[str, float]], path: Path) -> None:
         ax.barh(templates, ys, color=["tab:green" if y >= 0 else "tab:red" for y in ys])
         ax.axvline(0, color="black", linewidth=0.8)
         ax.invert_yaxis()
-        ax.set_title(name, fontsize=8)
+        ax.set_title(textwrap.fill(name, 70), fontsize=8)
+        ax.set_xlim(-1.05, 1.05)  # ΔP@1 lies in [-1, 1]: panels share one scale
         ax.set_xlabel("mean ΔP@1")
     for ax in list(axes.flat)[len(delta):]:
         ax.axis("off")
@@ -133,6 +161,16 @@ def main(argv: list[str] | None = None) -> int:
                   "real, its answers are not)."]
     else:
         lines += ["Pending: the source file has no causal-LM cost table."]
+    real = read_table(text, "## 4.")
+    if real:
+        lines += ["", "With a real LM (section 4 of the source: OrLog and the LLM-as-reasoner reranking the ITLR "
+                  "top 20 on a topic subset, same model, parametric+):", "",
+                  *md_table(["LM run", "seed tokens / pair", "generated / pair", "prompt tokens / pair",
+                             "computed tokens / pair", "unparsable", "fallbacks", "s/topic"],
+                            [[r["method"], r.get("seed tokens/pair", "-"), r.get("generated/pair", "-"),
+                              r.get("prompt tokens/pair", "-"), r.get("computed tokens/pair", "-"),
+                              r.get("unparsable", "-"), r.get("fallbacks", "-"), r.get("s/topic", "-")]
+                             for r in real if "method" in r])]
     lines += ["", "Seed 000 Table 2 for reference (average generated tokens per query-entity pair):", "",
               *md_table(["retriever", "method", "tokens"], SEED_TOKENS, "llr")]
     write_lines(results / "orlog_tokens.md", lines)
@@ -145,10 +183,18 @@ def main(argv: list[str] | None = None) -> int:
                    "run, the base run OrLog reranks (`base, reasoner pending`).")
     if delta:
         names = list(delta)
-        templates = list(delta[names[0]])
-        lines += md_table(["template", *names], [[f"`{t}`", *(f"{delta[n][t]:+.3f}" for n in names)]
-                                                 for t in templates])
-        plot(delta, results / "orlog_figure2.png")
+        templates = list(dict.fromkeys(t for n in names for t in delta[n]))
+        lines += md_table(["template", *names], [[f"`{t}`", *(f"{delta[n][t]:+.3f}" if t in delta[n] else "-"
+                                                              for n in names)] for t in templates])
+        panels = figure_panels(delta)
+        if len(panels) < len(delta):
+            lines += ["", "The figure shows the OrLog − LLM-as-reasoner column(s) only (seed 000's Figure 2); the "
+                      "other columns compare OrLog with the base run it reranks."]
+            reasoner_src = next((line for line in text.splitlines() if line.startswith("Reading notes: ")
+                                 and "chance" in line), None)
+            if reasoner_src:
+                lines += ["", "From the source's section 4: " + reasoner_src[len("Reading notes: "):]]
+        plot(panels, results / "orlog_figure2.png")
     else:
         lines += ["Pending: the source file has no `P@1 by template` table with OrLog runs."]
     write_lines(results / "orlog_figure2.md", lines)
