@@ -146,3 +146,10 @@ def _leaves(node):
         yield node
     for child in node.get("children", []):
         yield from _leaves(child)
+
+
+def test_batch_search_names_the_qid_of_a_bad_query(searcher):
+    with pytest.raises(QuerySyntaxError) as info:
+        searcher.batch_search(["museum", "museum AND (art"], ["ok", "broken"], k=3)
+    assert info.value.reason.startswith("qid broken: unbalanced parentheses")
+    assert info.value.position == 11

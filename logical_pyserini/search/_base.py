@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..compose import Normalizer, Operators, explain_tree
-from ..query import NODE_TYPES, Node, Not, Term, parse_query
+from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, parse_query
 from ._pipeline import LeafBackend, Pool, score_pool
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "check_retriever"]
@@ -233,8 +233,8 @@ class LogicalSearchMixin:
         for qid, q in zip(qids, queries):
             try:
                 trees.append(self._tree(q))
-            except ValueError as exc:
-                raise type(exc)(f"qid {qid}: {exc}") if not hasattr(exc, "query") else exc
+            except QuerySyntaxError as exc:
+                raise QuerySyntaxError(f"qid {qid}: {exc.reason}", exc.query, exc.position) from None
         backend = self._backend(trees)  # all leaves of the batch prepared at once
         if threads <= 1:
             return {qid: self._search_tree(tree, k, backend) for qid, tree in zip(qids, trees)}
