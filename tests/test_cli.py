@@ -150,3 +150,18 @@ def test_bad_oracle_fails_before_searching(tmp_path, museum_index, topics, capsy
                         "--rerank", "orlog", "--oracle", "hf:/no/such/model"])
     assert code == 2
     assert not (tmp_path / "r").exists()
+
+
+def test_overwrite_with_a_bad_corpus_keeps_the_existing_index(tmp_path, museum_corpus):
+    from logical_pyserini.index import build_lucene_index
+
+    index = tmp_path / "idx"
+    build_lucene_index(museum_corpus, index, progress=False)
+    before = sorted(p.name for p in index.iterdir())
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "contents": "fine"}\n{"id": "y", "contents": \n')
+    with pytest.raises(ValueError, match="bad.jsonl:2: invalid JSON"):
+        build_lucene_index(bad, index, overwrite=True, progress=False)
+    assert sorted(p.name for p in index.iterdir()) == before
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        build_lucene_index(museum_corpus, index, progress=False)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["Document", "corpus_files", "count_documents", "iter_documents"]
+__all__ = ["Document", "check_index_dir", "corpus_files", "count_documents", "iter_documents"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,23 @@ class Document:
         if self.title:
             obj["title"] = self.title
         return json.dumps(obj, ensure_ascii=False)
+
+
+def check_index_dir(index_dir: str | os.PathLike, overwrite: bool) -> Path:
+    """Refuse to build into a non-empty directory unless ``overwrite``.
+
+    Callers remove the old index only after the corpus has been validated, so a
+    bad corpus never costs an existing index.
+
+    Raises
+    ------
+    FileExistsError
+        If ``index_dir`` is a non-empty directory and ``overwrite`` is False.
+    """
+    index_dir = Path(index_dir)
+    if index_dir.exists() and any(index_dir.iterdir()) and not overwrite:
+        raise FileExistsError(f"index directory {index_dir} is not empty (use --overwrite to replace it)")
+    return index_dir
 
 
 def corpus_files(path: str | os.PathLike) -> list[Path]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-from ._corpus import iter_documents
+from ._corpus import check_index_dir, iter_documents
 
 __all__ = ["build_faiss_index"]
 
@@ -71,9 +70,7 @@ def build_faiss_index(
 
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
-    index_dir = Path(index_dir)
-    if index_dir.exists() and any(index_dir.iterdir()) and not overwrite:
-        raise FileExistsError(f"index directory {index_dir} is not empty (use --overwrite to replace it)")
+    index_dir = check_index_dir(index_dir, overwrite)
     total = _validate(input_path)  # a half-built index is worse than none: check every line first
     model = encoder if isinstance(encoder, SentenceEncoder) else SentenceEncoder(encoder)
     if index_dir.exists():

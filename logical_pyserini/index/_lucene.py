@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 
 from tqdm import tqdm
 
 from .._bootstrap import ensure_pyserini
-from ._corpus import iter_documents
+from ._corpus import check_index_dir, iter_documents
 
 __all__ = ["build_lucene_index"]
 
@@ -37,14 +36,12 @@ def build_lucene_index(
     FileExistsError
         If ``index_dir`` is a non-empty directory and ``overwrite`` is False.
     """
-    index_dir = Path(index_dir)
-    if index_dir.exists() and any(index_dir.iterdir()):
-        if not overwrite:
-            raise FileExistsError(f"index directory {index_dir} is not empty (use --overwrite to replace it)")
-        shutil.rmtree(index_dir)
-    # Validate every line before writing anything (a half-built index is worse
+    index_dir = check_index_dir(index_dir, overwrite)
+    # Validate every line before touching anything (a half-built index is worse
     # than none); streaming twice keeps memory flat for large corpora.
     total = sum(1 for _ in iter_documents(input_path))
+    if index_dir.exists():
+        shutil.rmtree(index_dir)
     ensure_pyserini()
     from pyserini.index.lucene import LuceneIndexer
 
