@@ -111,6 +111,16 @@ def test_calibrate_by_names(cache, capsys):
     assert calibration["meta"]["topics_used"] == 2 and np.isfinite(calibration["bm25"]["tau"])
 
 
+def test_rewrite_by_topics_name(cache):
+    from logical_pyserini.rewrite.__main__ import main as rewrite_main
+
+    out = cache / "logical.tsv"
+    assert rewrite_main(["--topics", "dl19-passage", "--output", str(out), "--quiet"]) == 0
+    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert [r[0] for r in rows] == ["264014", "1110199"]  # Pyserini's qids, numeric order
+    assert all("museum" in r[1] for r in rows)
+
+
 def test_from_prebuilt_index_is_a_lucene_searcher(cache, museum_index):
     from pyserini.search.lucene import LuceneSearcher
 
