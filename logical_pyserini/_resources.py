@@ -266,12 +266,16 @@ def _validate_lucene(resource: IndexResource) -> None:
     """Pyserini's consistency check (documents, unique and total terms); a warning, not a failure."""
     from pyserini.index.lucene import LuceneIndexReader
 
+    reader = None
     try:
         reader = LuceneIndexReader(str(resource.path))
         stats = reader.stats()
     except Exception as exc:  # noqa: BLE001 - a broken cached index is reported by the searcher
         logger.warning("%s: cannot read index statistics from %s (%s)", resource.label, resource.path, exc)
         return
+    finally:
+        if reader is not None:
+            reader.reader.close()  # the searcher opens its own
     diffs = [f"{key} {stats.get(key)} vs {resource.info[key]}" for key in ("documents", "unique_terms", "total_terms")
              if key in resource.info and stats.get(key) != resource.info[key]]
     if diffs:

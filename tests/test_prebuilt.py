@@ -111,6 +111,23 @@ def test_calibrate_by_names(cache, capsys):
     assert calibration["meta"]["topics_used"] == 2 and np.isfinite(calibration["bm25"]["tau"])
 
 
+def test_gzipped_string_id_topics_of_beir(cache):
+    import gzip
+
+    from logical_pyserini._resources import ResourceError, resolve_qrels, resolve_topics
+
+    tq = cache / "home" / ".cache" / "pyserini" / "topics-and-qrels"
+    with gzip.open(tq / "topics.beir-v1.0.0-scifact.test.tsv.gz", "wt", encoding="utf-8") as f:
+        f.write("abc-2\tscience AND museum\n1\tParis OR Amsterdam\n")
+    assert resolve_topics("beir-v1.0.0-scifact-test") == {"1": "Paris OR Amsterdam", "abc-2": "science AND museum"}
+    with pytest.raises(ValueError, match="has no field 'description'"):
+        resolve_topics("beir-v1.0.0-scifact-test", field="description")
+    with pytest.raises(ResourceError, match="qrels.beir-v1.0.0-scifact.test.txt"):
+        resolve_qrels("beir-v1.0.0-scifact-test")
+    with pytest.raises(FileNotFoundError, match="did you mean dl19-passage"):
+        resolve_topics("dl19-pasage")
+
+
 def test_rewrite_by_topics_name(cache):
     from logical_pyserini.rewrite.__main__ import main as rewrite_main
 
