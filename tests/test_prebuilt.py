@@ -70,6 +70,10 @@ def test_the_cache_layout_is_pyserinis(cache):
     assert not check_downloaded("msmarco-v1-doc")
     resource = resolve_index("msmarco-v1-passage")
     assert resource.path == cache / "pyserini" / "indexes" / _cache_dir_name("msmarco-v1-passage")
+    # Pyserini's own resolver returns that very folder (cached: it skips the download).
+    from pyserini.util import download_prebuilt_index
+
+    assert download_prebuilt_index("msmarco-v1-passage", verbose=False) == str(resource.path)
     assert resource.kind == "lucene" and resource.info["texts"] == "msmarco-v1-passage"
 
 
