@@ -105,7 +105,7 @@ def random_smollm_shaped(corpus: Path):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from logical_pyserini.rerank import CausalLM
+    from logical_pyserini.models import ModelCache, TransformersModel
 
     texts = [json.loads(line)["contents"] for line in corpus.open(encoding="utf-8")]
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
@@ -122,7 +122,8 @@ def random_smollm_shaped(corpus: Path):
                          num_attention_heads=9, num_key_value_heads=3, tie_word_embeddings=True,
                          max_position_embeddings=2048, pad_token_id=0, bos_token_id=1, eos_token_id=2)
     model = LlamaForCausalLM(config).to(torch.bfloat16).eval()
-    return CausalLM(model, fast, name="random-smollm2-135m-shape", chat=False)
+    return TransformersModel(model=model, tokenizer=fast, model_id="random-smollm2-135m-shape", chat=False,
+                             batch_size=32, cache=ModelCache(enabled=False))
 
 
 def packaged_lm() -> str | None:
@@ -142,17 +143,17 @@ def lm_cost(lm, hits_per_query: list, queries: list, doc_text_fn, context_tokens
 
     The three methods run interleaved, ``repeats`` times; times are medians.
     """
-    from logical_pyserini.rerank import LLMReasoner, OrLogReranker, TransformersOracle
+    from logical_pyserini.models import TransformersModel
+    from logical_pyserini.rerank import LLMOracle, LLMReasoner, OrLogReranker
 
     depth = len(hits_per_query[0])
+    plain = TransformersModel(model=lm.model, tokenizer=lm.tokenizer, model_id=lm.id, chat=lm.chat_format,
+                              batch_size=lm.batch_size, shared_prefix=False, cache=lm.cache)
     methods = {
-        "OrLog, shared prefix": OrLogReranker(TransformersOracle(lm, batch_size=32, shared_prefix=True), depth,
-                                              context_tokens=context_tokens),
-        "OrLog, plain prompts": OrLogReranker(TransformersOracle(lm, batch_size=32, shared_prefix=False), depth,
-                                              context_tokens=context_tokens),
+        "OrLog, shared prefix": OrLogReranker(LLMOracle(lm), depth, context_tokens=context_tokens),
+        "OrLog, plain prompts": OrLogReranker(LLMOracle(plain), depth, context_tokens=context_tokens),
         f"LLM-as-reasoner ({max_new_tokens} new tokens max)": LLMReasoner(
-            TransformersOracle(lm), depth, context_tokens=context_tokens, max_new_tokens=max_new_tokens,
-            batch_size=depth),
+            lm, depth, context_tokens=context_tokens, max_new_tokens=max_new_tokens, batch_size=depth),
     }
     lm.last_logits([[1, 2, 3]])  # warm-up
     seconds: dict[str, list[float]] = {name: [] for name in methods}
@@ -204,11 +205,11 @@ class VerdictCounter:
 
         self.backend, self.verdicts = backend, Counter()
 
-    def generate(self, prompts, max_new_tokens: int = 64):
+    def generate(self, prompts, max_new_tokens: int = 64, **kwargs):
         from logical_pyserini.rerank import parse_answer
 
-        answers = self.backend.generate(prompts, max_new_tokens)
-        self.verdicts.update(parse_answer(text) for text, _, _ in answers)
+        answers = self.backend.generate(prompts, max_new_tokens, **kwargs)
+        self.verdicts.update(parse_answer(a.text) for a in answers)
         return answers
 
     def __getattr__(self, name):
@@ -219,15 +220,15 @@ def lm_section(args, qids: list[str], trees: dict, groups: dict[str, str], itlr:
                tmp: Path, command_line: str) -> list[str]:
     """Section 4: ITLR, ITLR+OrLog(LM) and ITLR+LLM-reasoner(LM) on ``qids`` (Markdown lines)."""
     from logical_pyserini.eval import evaluate_runs, format_table
-    from logical_pyserini.rerank import LLMReasoner, OrLogReranker, PlausibilityCache, get_oracle
+    from logical_pyserini.rerank import LLMReasoner, OrLogReranker, get_oracle
 
     t0 = time.perf_counter()
-    oracle = get_oracle(args.lm, dtype=args.lm_dtype)
+    oracle = get_oracle(args.lm, dtype=args.lm_dtype or "bfloat16")
     load_s = time.perf_counter() - t0
     label = lm_label(args.lm)
-    counter = VerdictCounter(oracle)
+    counter = VerdictCounter(oracle.model)
     rerankers = {
-        f"ITLR+OrLog({label},param+)": OrLogReranker(oracle, args.depth, "parametric+", PlausibilityCache(),
+        f"ITLR+OrLog({label},param+)": OrLogReranker(oracle, args.depth, "parametric+",
                                                      context_tokens=args.lm_context_tokens, progress=False),
         f"ITLR+LLM-reasoner({label},param+)": LLMReasoner(counter, args.depth, "parametric+",
                                                           context_tokens=args.lm_context_tokens,
@@ -362,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from logical_pyserini.eval import evaluate_runs, format_table
     from logical_pyserini.index import build_lucene_index
-    from logical_pyserini.rerank import (DenseOracle, OrLogReranker, PlausibilityCache, available_backends, get_oracle,
+    from logical_pyserini.rerank import (DenseOracle, OrLogReranker, available_backends, get_oracle,
                                          searcher_doc_text_fn)
     from logical_pyserini.search import LogicalLuceneSearcher
 
@@ -442,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
                 for knowledge in ("parametric+", "parametric"):
                     if spec == "dense":  # fresh embedding memo: every run starts cold
                         oracle = DenseOracle(dense.encoder)
-                    reranker = OrLogReranker(oracle, args.depth, knowledge, PlausibilityCache(), progress=False)
+                    reranker = OrLogReranker(oracle, args.depth, knowledge, progress=False)
                     t0 = time.perf_counter()
                     reranked = {q: reranker.rerank(trees[q], hits[q], doc_text)[0] for q in logical}
                     elapsed = time.perf_counter() - t0

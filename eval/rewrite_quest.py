@@ -13,7 +13,8 @@ Usage::
 
     python eval/rewrite_quest.py --rewriter rules
     python eval/rewrite_quest.py --rewriter rules --quick --show-failures 5
-    python eval/rewrite_quest.py --rewriter openai:MODEL --base-url URL --cache rw.jsonl
+    python eval/rewrite_quest.py --rewriter llm --limit 70 --cache calls.sqlite
+    python eval/rewrite_quest.py --rewriter llm:openai:MODEL --base-url URL --cache calls.sqlite
 
 The dataset is read in place (``--data``); nothing of it is written except
 counts and scores.
@@ -168,12 +169,12 @@ def report(results: list[dict], spec: str, seconds: float, stats: dict, data: Pa
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rewriter", default="rules", help="rules | hf:PATH | openai:MODEL (default: rules)")
+    ap.add_argument("--rewriter", default="rules", help="rules | llm (embedded model) | llm:MODEL_SPEC (default: rules)")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"QUEST jsonl (default: {DEFAULT_DATA})")
     ap.add_argument("--limit", type=int, help="score only the first N queries")
     ap.add_argument("--quick", action="store_true", help="first 50 queries, no results file unless --output")
     ap.add_argument("--output", type=Path, help="Markdown results (default: eval/results/rewrite_quest_<name>.md)")
-    ap.add_argument("--cache", help="JSONL rewrite cache for LLM rewriters")
+    ap.add_argument("--cache", help="SQLite model-answer cache for LLM rewriters")
     ap.add_argument("--base-url", help="OpenAI-compatible endpoint")
     ap.add_argument("--api-key", help="API key for the endpoint")
     ap.add_argument("--max-new-tokens", type=int, help="generation limit for LLM rewriters")

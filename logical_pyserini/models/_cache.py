@@ -34,6 +34,8 @@ class ModelCache:
     ----------
     path : str or Path, optional
         SQLite file (created with its folder); None keeps values in memory.
+    enabled : bool
+        False stores nothing and answers nothing (benchmarks that must run cold).
 
     Attributes
     ----------
@@ -41,8 +43,9 @@ class ModelCache:
         Lookups answered / not answered since construction.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path) if path is not None else None
+    def __init__(self, path: str | os.PathLike | None = None, enabled: bool = True):
+        self.enabled = bool(enabled)
+        self.path = Path(path) if path is not None and enabled else None
         self._memory: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
@@ -66,6 +69,9 @@ class ModelCache:
 
     def get(self, key: str) -> Any | None:
         """The cached value or None."""
+        if not self.enabled:
+            self.misses += 1
+            return None
         if self._db is None:
             value = self._memory.get(key)
         else:
@@ -81,7 +87,7 @@ class ModelCache:
     def put_many(self, items: Iterable[tuple[str, Any]], model: str = "", version: str = "", kind: str = "") -> None:
         """Store values, in one transaction when on disk."""
         items = list(items)
-        if not items:
+        if not items or not self.enabled:
             return
         if self._db is None:
             self._memory.update(items)

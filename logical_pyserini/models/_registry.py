@@ -134,16 +134,24 @@ def _shared_cache(path: str | os.PathLike | None) -> ModelCache:
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add ``--model``, ``--base-url``, ``--api-key``, ``--llm-concurrency``, ``--model-cache``, ``--device``."""
+    """Add ``--model``, ``--base-url``, ``--api-key``, ``--llm-concurrency``, ``--model-cache``, ``--device``,
+    ``--install-model`` (each unless the parser has it already)."""
+    have = {a.dest for a in parser._actions}
     g = parser.add_argument_group("language model")
-    g.add_argument("--model", default="embedded", metavar="SPEC", help=f"Language model: {SPEC_HELP}.")
-    g.add_argument("--base-url", default=None, help="API root for openai:NAME (default $OPENAI_BASE_URL).")
-    g.add_argument("--api-key", default=None, help="API key for openai:NAME (default $OPENAI_API_KEY).")
-    g.add_argument("--llm-concurrency", type=int, default=4, metavar="N",
-                   help="Requests in flight to an openai: server.")
-    g.add_argument("--model-cache", default=None, metavar="FILE",
-                   help="SQLite cache of model answers (reruns make no model calls).")
-    g.add_argument("--device", default=None, help="Torch device for local models (default cuda if present, else cpu).")
+    flags = [
+        ("--model", dict(default="embedded", metavar="SPEC", help=f"Language model: {SPEC_HELP}.")),
+        ("--base-url", dict(default=None, help="API root for openai:NAME (default $OPENAI_BASE_URL).")),
+        ("--api-key", dict(default=None, help="API key for openai:NAME (default $OPENAI_API_KEY).")),
+        ("--llm-concurrency", dict(type=int, default=4, metavar="N", help="Requests in flight to an openai: server.")),
+        ("--model-cache", dict(default=None, metavar="FILE",
+                               help="SQLite cache of model answers (reruns make no model calls).")),
+        ("--device", dict(default=None, help="Torch device for local models (default cuda if present, else cpu).")),
+        ("--install-model", dict(action="store_true",
+                                 help="Install the embedded model on first use instead of failing.")),
+    ]
+    for flag, kwargs in flags:
+        if flag[2:].replace("-", "_") not in have:
+            g.add_argument(flag, **kwargs)
     return parser
 
 

@@ -66,6 +66,9 @@ class TransformersModel(LanguageModel):
         and GPUs run it several times faster than float32).
     batch_size : int
         Most prompts per forward pass.
+    shared_prefix : bool
+        Encode a prefix shared by several true/false prompts once and reuse its
+        key/value cache (default); False runs every prompt in full.
     chat : bool, optional
         Wrap prompts in the tokenizer's chat template (default: when it has one).
     threads : int, optional
@@ -78,7 +81,7 @@ class TransformersModel(LanguageModel):
 
     def __init__(self, path: str | os.PathLike | None = None, *, model: Any = None, tokenizer: Any = None,
                  device: str | None = None, dtype: str = "bfloat16", batch_size: int = 16,
-                 chat: bool | None = None, threads: int | None = None, model_id: str | None = None,
+                 shared_prefix: bool = True, chat: bool | None = None, threads: int | None = None, model_id: str | None = None,
                  cache: ModelCache | None = None):
         super().__init__(cache)
         import torch
@@ -96,6 +99,7 @@ class TransformersModel(LanguageModel):
         self.model, self.tokenizer = model, tokenizer
         self.device = str(next(model.parameters()).device)
         self.batch_size = max(1, int(batch_size))
+        self.shared_prefix = bool(shared_prefix)
         self.chat_format = bool(getattr(tokenizer, "chat_template", None)) if chat is None else chat
         self.pad_id = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
         self.id = model_id or f"hf:{getattr(model.config, '_name_or_path', '') or type(model).__name__}"
@@ -219,13 +223,18 @@ class TransformersModel(LanguageModel):
                 prefixes.append(encoded[0][0])
                 suffixes.append([suf for _, suf in encoded])
                 order.extend(rows)
-            logits = self.shared_prefix_logits(prefixes, suffixes)
+            if self.shared_prefix:
+                logits = self.shared_prefix_logits(prefixes, suffixes)
+                computed = sum(map(len, prefixes)) + sum(len(s) for g in suffixes for s in g)
+            else:
+                logits = self.last_logits([p + s for p, g in zip(prefixes, suffixes) for s in g])
+                computed = sum(len(p) * len(g) + sum(map(len, g)) for p, g in zip(prefixes, suffixes))
             z_true = torch.logsumexp(logits[:, self.true_ids].double(), dim=-1)
             z_false = torch.logsumexp(logits[:, self.false_ids].double(), dim=-1)
             out[order] = torch.sigmoid(z_true - z_false).numpy()
             self.usage["prompt_tokens"] += sum(len(p) * len(g) + sum(map(len, g))
                                                for p, g in zip(prefixes, suffixes))
-            self.usage["computed_tokens"] += sum(map(len, prefixes)) + sum(len(s) for g in suffixes for s in g)
+            self.usage["computed_tokens"] += computed
 
         for prefix, rows in groups.items():
             # Whole prefixes per chunk, so each is encoded exactly once.

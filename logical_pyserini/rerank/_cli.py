@@ -20,16 +20,23 @@ _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per 
 def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--oracle-cache``."""
     g = parser.add_argument_group("reranking")
-    g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner"],
-                   help="Rerank the top hits: orlog (LLM plausibilities + ProbLog) or llm-reasoner (baseline).")
+    g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner", "llm-reasoner+logic"],
+                   help="Rerank the top hits: orlog (plausibilities + ProbLog), or the baselines llm-reasoner "
+                   "(the model judges the whole question) and llm-reasoner+logic (plus the decomposition).")
     g.add_argument("--rerank-depth", type=int, default=20, metavar="NUM",
                    help="Hits reranked per topic; the rest keep their order below.")
     g.add_argument("--oracle", default="dense", metavar="SPEC",
-                   help="dense (embedded MiniLM), hf:PATH (local model dir or .gguf), "
-                        "openai:MODEL (completions endpoint at $OPENAI_BASE_URL).")
+                   help="llm (the --model language model: P(True) from one forward pass), dense (embedded "
+                        "MiniLM); older spellings hf:PATH and openai:NAME name the model directly.")
+    g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
+                   help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
+                        "default 0.8 (see README, OrLog reranking).")
     g.add_argument("--knowledge", default="parametric+", choices=KNOWLEDGE,
                    help="parametric: entity title only; parametric+: title and document text.")
-    g.add_argument("--oracle-cache", default=None, metavar="FILE", help="JSONL cache of plausibilities.")
+    if not any(a.dest == "model" for a in parser._actions):
+        from ..models import add_model_arguments
+
+        add_model_arguments(parser)
     return parser
 
 
@@ -49,20 +56,34 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         return reranker
     if args.rerank_depth < 1:
         raise ValueError("--rerank-depth must be >= 1")
-    from ._reranker import OrLogReranker, get_oracle
+    from ._reranker import DEFAULT_FUSION, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
+    fusion = DEFAULT_FUSION if args.rerank_fusion is None else args.rerank_fusion
     if args.rerank == "orlog":
-        oracle = get_oracle(args.oracle)
-        reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, args.oracle_cache, progress=progress)
+        oracle = get_oracle(args.oracle, **_model_options(args))
+        reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion)
     else:
-        if args.oracle == "dense":
-            raise ValueError("--rerank llm-reasoner needs a generative model: --oracle hf:PATH or openai:MODEL")
+        if args.oracle.startswith("dense"):
+            raise ValueError(f"--rerank {args.rerank} needs a generative model: --oracle llm (with --model SPEC)")
         from ._reasoner import LLMReasoner
 
-        reranker = LLMReasoner(get_oracle(args.oracle), args.rerank_depth, args.knowledge)
+        model = get_oracle(args.oracle, **_model_options(args)).model
+        reranker = LLMReasoner(model, args.rerank_depth, args.knowledge, logic=args.rerank.endswith("+logic"),
+                               fusion=fusion)
     setattr(args, _STATE, reranker)
     return reranker
+
+
+def _model_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The language model the flags select (loaded only when an oracle asks for it)."""
+    if args.oracle.partition(":")[0] != "llm" or ":" in args.oracle:
+        return {k: v for k, v in {"cache": getattr(args, "model_cache", None),
+                                  "base_url": getattr(args, "base_url", None),
+                                  "api_key": getattr(args, "api_key", None)}.items() if v is not None}
+    from ..models import model_from_args
+
+    return {"model": model_from_args(args, install=getattr(args, "install_model", False))}
 
 
 def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any) -> list:

@@ -49,12 +49,16 @@ def valuation_parts(entity: Entity, statement: str, prompt: dict | None = None) 
     """Truth-valuation prompt split into (entity prefix, predicate suffix).
 
     The prefix (context and title) is the same for every predicate of an
-    entity, which lets a causal LM encode it once.
+    entity, which lets a causal LM encode it once.  The document text is
+    fenced (:func:`logical_pyserini.models.fence`): no line of it can pose as
+    the prompt's ``Claim:`` or an answer, nor close the chat turn.
     """
+    from ..models import fence
+
     v = (prompt or load_prompt("orlog"))["valuation"]
     prefix = ""
     if entity.text:
-        prefix += fill(v["context"], title=entity.title, context=entity.text)
+        prefix += fill(v["context"], title=entity.title, context=fence(entity.text, "document"))
     prefix += fill(v["entity"], title=entity.title)
     suffix = fill(v["statement"], statement=fill_statement(statement, entity.title)) + v["question"]
     return prefix, suffix

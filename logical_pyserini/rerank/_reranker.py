@@ -3,53 +3,90 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
 from ._base import BaseReranker, DocTextFn, RerankedHit, RerankStats
-from ._cache import PlausibilityCache
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
-__all__ = ["OrLogReranker", "get_oracle"]
+__all__ = ["DEFAULT_FUSION", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
+
+#: Posterior weight of the final score (see :func:`fuse`; measured in eval/results/orlog_llm.md).
+DEFAULT_FUSION = 0.8
 
 
-def get_oracle(spec: str, **kwargs: Any) -> Oracle:
+def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float) -> np.ndarray:
+    """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
+
+    With ``weight < 1`` equal posteriors are ordered by the base score, and
+    two candidates swap only when their posteriors differ by more than
+    ``(1 - weight) / weight`` times their scaled base gap.
+    """
+    p = np.asarray(posteriors, dtype=float)
+    b = np.asarray(base, dtype=float)
+    span = float(b.max() - b.min()) if len(b) else 0.0
+    scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
+    return weight * p + (1.0 - weight) * scaled
+
+
+def _dense(arg: str, options: dict[str, Any]) -> Oracle:
+    from ._dense import DenseOracle
+
+    return DenseOracle(arg or None)
+
+
+def _llm(arg: str, options: dict[str, Any]) -> Oracle:
+    from ..models import get_model
+
+    from ._llm import LLMOracle
+
+    model = options.get("model")
+    if model is None or arg:
+        model = get_model(arg or "embedded", **{k: v for k, v in options.items() if k != "model"})
+    return LLMOracle(model)
+
+
+def _legacy(kind: str):
+    # ``hf:PATH`` / ``openai:NAME``: the model spec itself names the model.
+    return lambda arg, options: _llm(f"{kind}:{arg}" if kind == "openai" else arg, options)
+
+
+#: ``--oracle`` kinds: name -> builder(arg, options).
+ORACLES: dict[str, Callable[[str, dict[str, Any]], Oracle]] = {
+    "dense": _dense, "llm": _llm, "hf": _legacy("hf"), "openai": _legacy("openai"),
+}
+
+
+def get_oracle(spec: str, **options: Any) -> Oracle:
     """Build an oracle from a CLI spec.
 
     Parameters
     ----------
     spec : str
-        ``dense`` (packaged MiniLM), ``dense:DIR`` (another local sentence
-        encoder), ``hf:PATH`` (local model directory or ``.gguf`` file),
-        ``openai:MODEL`` (completions endpoint at ``$OPENAI_BASE_URL``).
-    **kwargs
-        Passed to the oracle class (e.g. ``device``, ``dtype``, ``base_url``).
+        ``llm`` (the language model given as ``model=``, else the embedded
+        one), ``llm:MODEL_SPEC`` (any :func:`logical_pyserini.models.get_model`
+        spec), ``dense`` / ``dense:DIR`` (sentence encoder), and the older
+        spellings ``hf:PATH`` and ``openai:NAME``.
+    **options
+        ``model`` (a LanguageModel), or options for ``get_model``
+        (``base_url``, ``api_key``, ``concurrency``, ``device``, ``cache``).
 
     Raises
     ------
     ValueError
         For an unknown spec.
-    OracleError
-        When the model cannot serve True/False plausibilities.
+    ModelError, OracleError
+        When the model is missing or cannot serve True/False plausibilities.
     """
     kind, _, arg = spec.partition(":")
-    if kind == "dense":
-        from ._dense import DenseOracle
-
-        return DenseOracle(arg or None, **kwargs)
-    if kind == "hf" and arg:
-        from ._transformers import TransformersOracle
-
-        return TransformersOracle(arg, **kwargs)
-    if kind == "openai" and arg:
-        from ._openai import OpenAIOracle
-
-        return OpenAIOracle(arg, **kwargs)
-    raise ValueError(f"unknown oracle {spec!r}; expected dense, hf:PATH or openai:MODEL")
+    if kind not in ORACLES or (kind in ("hf", "openai") and not arg):
+        raise ValueError(f"unknown oracle {spec!r}; expected one of: llm, llm:MODEL, dense, dense:DIR, "
+                         "hf:PATH, openai:NAME")
+    return ORACLES[kind](arg, options)
 
 
 class OrLogReranker(BaseReranker):
@@ -63,8 +100,12 @@ class OrLogReranker(BaseReranker):
         Candidates reranked; hits below keep their order under them.
     knowledge : str
         ``parametric`` (title only) or ``parametric+`` (title + text).
-    cache : PlausibilityCache or str, optional
-        Cache object or JSONL path; in-memory when None.
+    fusion : float
+        Weight of the posterior in the final score: ``fusion * posterior +
+        (1 - fusion) * base``, the base score min-max scaled over the reranked
+        candidates.  Below 1, equal posteriors keep the base order and a
+        low-confidence judgement (posteriors close together) cannot overturn
+        a clear base margin.  LLM answers are cached by the model layer.
     context_tokens : int
         Token budget for the document text in ``parametric+``.
     backend : str, optional
@@ -83,13 +124,15 @@ class OrLogReranker(BaseReranker):
     method = "orlog"
 
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
-                 cache: PlausibilityCache | str | None = None, context_tokens: int = 256,
-                 backend: str | None = None, progress: bool = False, oracle_batch: int = 64):
+                 context_tokens: int = 256, backend: str | None = None, progress: bool = False,
+                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
         self.oracle = oracle
-        self.cache = cache if isinstance(cache, PlausibilityCache) else PlausibilityCache(cache)
+        if not 0.0 <= fusion <= 1.0:
+            raise ValueError(f"fusion must be in [0, 1], got {fusion}")
+        self.fusion = float(fusion)
         backends = available_backends()
         if not backends:
             raise RuntimeError("no ProbLog knowledge compiler available (install pysdd for sdd)")
@@ -101,20 +144,13 @@ class OrLogReranker(BaseReranker):
 
     def plausibility_matrix(self, entities: Sequence[Entity], atoms: Sequence[str],
                             stats: RerankStats | None = None) -> np.ndarray:
-        """``(len(entities), len(atoms))`` plausibilities, from the cache where possible."""
+        """``(len(entities), len(atoms))`` plausibilities (entity-major, so a document's claims share a batch)."""
         oracle = self.oracle
-        version = getattr(oracle, "prompt_version", "")
-        keys = [[(oracle.id, version, e.key, a) for a in atoms] for e in entities]
+        todo = [(i, j) for i in range(len(entities)) for j in range(len(atoms))]
         matrix = np.full((len(entities), len(atoms)), np.nan)
-        todo: list[tuple[int, int]] = []
-        for i, row in enumerate(keys):
-            for j, key in enumerate(row):
-                value = self.cache.get(key)
-                if value is None:
-                    todo.append((i, j))
-                else:
-                    matrix[i, j] = value
-        before = dict(oracle.usage) if hasattr(oracle, "usage") else {}
+        before = dict(getattr(oracle, "usage", {}))
+        model_usage = getattr(getattr(oracle, "model", None), "usage", None)
+        hits_before = model_usage["cache_hits"] if model_usage else 0
         start = time.perf_counter()
         steps = range(0, len(todo), self.oracle_batch)
         for s in tqdm(steps, desc="oracle", unit="batch", leave=False,
@@ -125,11 +161,11 @@ class OrLogReranker(BaseReranker):
                 raise ValueError(f"oracle {oracle.id} returned values outside [0, 1] or of the wrong shape")
             for (i, j), v in zip(chunk, values):
                 matrix[i, j] = v
-            self.cache.put_many([(keys[i][j], float(v)) for (i, j), v in zip(chunk, values)])
         if stats is not None:
             stats.oracle_seconds += time.perf_counter() - start
-            stats.pairs += len(entities) * len(atoms)
-            stats.cache_hits += len(entities) * len(atoms) - len(todo)
+            stats.pairs += len(todo)
+            if model_usage:
+                stats.cache_hits += model_usage["cache_hits"] - hits_before
             after = getattr(oracle, "usage", {})
             for name in ("prompt_tokens", "computed_tokens", "generated_tokens"):
                 setattr(stats, name, getattr(stats, name) + after.get(name, 0) - before.get(name, 0))
@@ -173,4 +209,4 @@ class OrLogReranker(BaseReranker):
             return self._fail(hits, stats, exc), stats
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
-        return self._reorder(hits, posteriors), stats
+        return self._reorder(hits, fuse(posteriors, [float(h.score) for h in top], self.fusion)), stats

@@ -2,14 +2,14 @@
 
 * :class:`RuleRewriter` -- deterministic English patterns from ``rules.json``
   (the default; no model).
-* :class:`LLMRewriter` -- a chat model (:class:`HFBackend` for a local
-  transformers model or GGUF file, :class:`OpenAIBackend` for an
-  OpenAI-compatible endpoint) with a few-shot prompt from
-  :mod:`logical_pyserini.prompts`, validation, one repair, rule fallback and a
-  JSONL cache.
+* :class:`LLMRewriter` -- any :mod:`logical_pyserini.models` language model
+  with a few-shot prompt from :mod:`logical_pyserini.prompts`: one call gives
+  the atoms (natural-language predicate + search phrase) and the formula;
+  validation against the grammar, one repair, rule fallback with a logged
+  warning; answers cached by the model layer.
 * :func:`decompose` -- OrLog-style atoms (``"{x} is a comedy film"``) plus a
   logical form over them (:class:`Decomposition`), the input of ProbLog reranking.
-* :func:`get_rewriter` -- ``rules`` / ``hf:PATH`` / ``openai:MODEL``.
+* :func:`get_rewriter` -- ``rules`` / ``llm`` / ``llm:MODEL_SPEC`` (registry :data:`REWRITERS`).
 
 CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 
@@ -18,9 +18,7 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 '"Birds of the Dominican Republic" OR "Birds of Trinidad"'
 """
 
-from ._backends import BackendError, ChatBackend, HFBackend, OpenAIBackend
-from ._cache import RewriteCache
-from ._factory import decompose, get_rewriter
+from ._factory import REWRITERS, decompose, get_rewriter
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter
 from ._statements import leaf_for, statement_for
@@ -28,15 +26,11 @@ from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
 
 __all__ = [
+    "REWRITERS",
     "SOURCES",
-    "BackendError",
-    "ChatBackend",
     "Decomposition",
-    "HFBackend",
     "LLMRewriter",
-    "OpenAIBackend",
     "Rewrite",
-    "RewriteCache",
     "RewriteError",
     "Rewriter",
     "RuleRewriter",

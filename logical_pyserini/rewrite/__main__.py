@@ -4,7 +4,7 @@ Usage::
 
     python -m logical_pyserini.rewrite --topics questions.tsv --output logical.tsv
     python -m logical_pyserini.rewrite --topics q.jsonl --output logical.tsv \\
-        --rewriter openai:MODEL --base-url http://localhost:8000/v1 --cache rewrites.jsonl \\
+        --rewriter llm:openai:MODEL --base-url http://localhost:8000/v1 --cache calls.sqlite \\
         --decompose decompositions.jsonl
 
 Topics are TSV (``qid<TAB>question``) or JSONL (``{"qid"|"id": ..., "query"|"text": ...}``).
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .._resources import resolve_topics
 from .._topics import TopicsError
+from ..models import ModelError
 from ._factory import SPEC_HELP, get_rewriter
 
 __all__ = ["main"]
@@ -34,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--topics", required=True, type=Path, help="TSV (qid<TAB>question) or JSONL topics, or a Pyserini topics name (dl19-passage, ...)")
     ap.add_argument("--output", required=True, type=Path, help="logical topics TSV to write")
     ap.add_argument("--rewriter", default="rules", help=f"{SPEC_HELP} (default: rules)")
-    ap.add_argument("--cache", type=Path, help="JSONL cache of model rewrites (LLM rewriters)")
+    ap.add_argument("--cache", type=Path, help="SQLite cache of model answers (LLM rewriters)")
     ap.add_argument("--decompose", type=Path, metavar="FILE", help="also write OrLog-style decompositions (JSONL)")
     ap.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     ap.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             max_new_tokens=args.max_new_tokens,
             timeout=args.timeout,
         )
-    except (TopicsError, ValueError, FileNotFoundError) as exc:
+    except (TopicsError, ValueError, FileNotFoundError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:
-                    row = {"qid": qid, **rewriter.decompose(text).to_dict()}
+                    d = rewrite.decomposition or rewriter.decompose(text)
+                    row = {"qid": qid, **d.to_dict()}
                     decomp.write(json.dumps(row, ensure_ascii=False) + "\n")
     finally:
         if decomp is not None:
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ok" in stats:
         print(
             "model: ok={ok} repaired={repaired} fallback={fallback} calls={model_calls} "
-            "backend_errors={backend_errors}; cache hits={cache_hits} misses={cache_misses}".format(**stats)
+            "backend_errors={backend_errors} parse_tokens={parse_tokens}".format(**stats)
         )
     return 0
 

@@ -1,63 +1,76 @@
-"""``get_rewriter("rules" | "hf:PATH" | "openai:MODEL")`` for CLIs and scripts."""
+"""``get_rewriter("rules" | "llm" | "llm:MODEL_SPEC" | ...)`` for CLIs and scripts (a name -> builder registry)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
+from typing import Any, Callable
 
-from ._backends import HFBackend, OpenAIBackend
-from ._cache import RewriteCache
 from ._llm import LLMRewriter
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewriter
 
-__all__ = ["decompose", "get_rewriter"]
+__all__ = ["REWRITERS", "SPEC_HELP", "decompose", "get_rewriter"]
 
-SPEC_HELP = "rules | rules:explicit | hf:PATH (model folder or .gguf file) | openai:MODEL"
+SPEC_HELP = "rules | rules:explicit | llm (the --model language model) | llm:MODEL_SPEC | hf:PATH | openai:NAME"
 
 
-def get_rewriter(
-    spec: str = "rules",
-    *,
-    cache: str | Path | RewriteCache | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    max_new_tokens: int | None = None,
-    timeout: float | None = None,
-) -> Rewriter:
+def _rules(arg: str, options: dict[str, Any]) -> Rewriter:
+    if arg not in ("", "explicit"):
+        raise ValueError(f"unknown rules variant {arg!r}; expected rules or rules:explicit")
+    return RuleRewriter(implicit=not arg)
+
+
+def _llm(arg: str, options: dict[str, Any]) -> Rewriter:
+    from ..models import get_model
+
+    model = options.pop("model", None)
+    kwargs = {k: options.pop(k) for k in ("max_new_tokens",) if options.get(k)}
+    if model is None or arg:
+        model = get_model(arg or "embedded", **{k: v for k, v in options.items() if v is not None})
+    return LLMRewriter(model, **kwargs)
+
+
+def _named(kind: str) -> Callable[[str, dict[str, Any]], Rewriter]:
+    # Older spellings: ``hf:PATH`` is a model path, ``openai:NAME`` a server model.
+    return lambda arg, options: _llm(f"openai:{arg}" if kind == "openai" else arg, options) if arg else _bad(kind)
+
+
+def _bad(kind: str) -> Rewriter:
+    raise ValueError(f"{kind}: needs a model ({SPEC_HELP})")
+
+
+#: ``--rewrite`` kinds: name -> builder(arg, options).
+REWRITERS: dict[str, Callable[[str, dict[str, Any]], Rewriter]] = {
+    "rules": _rules, "llm": _llm, "hf": _named("hf"), "openai": _named("openai"),
+}
+
+
+def get_rewriter(spec: str = "rules", **options: Any) -> Rewriter:
     """Build a rewriter from a spec string.
 
     Parameters
     ----------
     spec : str
-        ``rules``; ``rules:explicit`` (connective-driven rules only); ``hf:PATH``
-        with PATH a model folder or a ``.gguf`` file;
-        ``openai:MODEL`` for an OpenAI-compatible endpoint.
-    cache : optional
-        JSONL rewrite cache (LLM rewriters only; the rules need none).
-    base_url, api_key, timeout : optional
-        For ``openai:``; defaults come from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.
-    max_new_tokens : int, optional
-        Generation limit for the model's replies.
+        ``rules``; ``rules:explicit`` (connective-driven rules only); ``llm``
+        (the language model passed as ``model=``, else the embedded one);
+        ``llm:MODEL_SPEC`` with any :func:`logical_pyserini.models.get_model`
+        spec; ``hf:PATH`` and ``openai:NAME`` (older spellings).
+    **options
+        ``model`` (a LanguageModel), ``max_new_tokens``, or options for
+        ``get_model`` (``base_url``, ``api_key``, ``concurrency``, ``cache``, ``timeout``).
 
     Raises
     ------
     ValueError
         For an unknown spec or missing parts.
+    ModelError
+        When the model is not installed or cannot be loaded.
     """
-    kind, sep, arg = spec.partition(":")
-    kind = kind.strip().lower()
-    if kind == "rules" and (not sep or arg == "explicit"):
-        return RuleRewriter(implicit=not sep)
-    if kind == "hf" and arg:
-        kwargs = {"max_new_tokens": max_new_tokens} if max_new_tokens else {}
-        return LLMRewriter(HFBackend(arg, **kwargs), cache=cache)
-    if kind == "openai" and arg:
-        kwargs = {"max_tokens": max_new_tokens} if max_new_tokens else {}
-        if timeout:
-            kwargs["timeout"] = timeout
-        return LLMRewriter(OpenAIBackend(arg, base_url=base_url, api_key=api_key, **kwargs), cache=cache)
-    raise ValueError(f"unknown rewriter {spec!r}; expected {SPEC_HELP}")
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind not in REWRITERS:
+        raise ValueError(f"unknown rewriter {spec!r}; expected {SPEC_HELP}")
+    return REWRITERS[kind](arg, dict(options))
 
 
 @lru_cache(maxsize=1)

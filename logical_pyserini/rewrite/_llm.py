@@ -1,19 +1,15 @@
-"""LLM rewriter: few-shot prompt -> validate -> one repair -> rule fallback, with a cache."""
+"""LLM rewriter: few-shot prompt -> validate -> one repair -> rule fallback (answers cached by the model layer)."""
 
 from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
-from ..query import parse_query
-from ._backends import BackendError, ChatBackend
-from ._cache import RewriteCache
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewrite, RewriteError
-from ._validate import validate_decomposition, validate_query
+from ._validate import validate_decomposition
 
 __all__ = ["LLMRewriter", "build_messages"]
 
@@ -38,102 +34,81 @@ def build_messages(prompt: dict[str, Any], question: str) -> list[dict[str, str]
 
 
 class LLMRewriter:
-    """Rewrite questions with a chat model; never fails, falls back to rules.
+    """Rewrite questions with a language model; never fails, falls back to rules.
 
-    Each question gets one model call; an answer that does not validate gets
-    one repair call that quotes the error; if that fails too, the rule
-    rewriter answers.  Outcomes are counted in :attr:`stats`.
+    One model call per question with the ``decompose`` prompt gives both the
+    logical query (one search phrase per atom, combined by the formula) and
+    each atom's natural-language predicate (``"{x} likes cherries"``), which
+    is what the OrLog oracle is asked.  An answer that does not validate
+    against the grammar gets one repair call that quotes the error; if that
+    fails too, or the model cannot be asked, the rule rewriter answers and a
+    warning is logged.  Answers are cached by the model layer (model id +
+    prompt version + prompt).
 
     Parameters
     ----------
-    backend : ChatBackend
-        :class:`HFBackend`, :class:`OpenAIBackend` or anything with
-        ``model_id`` and ``chat(messages) -> str``.
-    cache : str, Path or RewriteCache, optional
-        JSONL cache file; reruns with the same model and prompt versions are free.
+    model : LanguageModel
+        From :func:`logical_pyserini.models.get_model`.
     fallback : RuleRewriter, optional
         The rules used when the model fails.
     max_leaves : int
-        Most terms (or atoms) accepted in one answer.
+        Most atoms accepted in one answer.
+    max_new_tokens : int
+        Generation limit per reply.
 
     Attributes
     ----------
     stats : dict
-        ``ok``, ``repaired``, ``fallback`` (fresh outcomes), ``cache_hits``,
-        ``cache_misses``, ``model_calls``, ``backend_errors``.
+        ``ok``, ``repaired``, ``fallback``, ``model_calls``, ``backend_errors``,
+        ``parse_tokens`` (prompt + generated tokens spent rewriting, for token accounting).
     """
 
-    def __init__(
-        self,
-        backend: ChatBackend,
-        *,
-        cache: str | Path | RewriteCache | None = None,
-        fallback: RuleRewriter | None = None,
-        prompt: str = "rewrite",
-        decompose_prompt: str = "decompose",
-        max_leaves: int = 8,
-    ):
-        self.backend = backend
-        self.cache = RewriteCache(cache) if isinstance(cache, (str, Path)) else cache
+    def __init__(self, model: Any, *, fallback: RuleRewriter | None = None, prompt: str = "decompose",
+                 max_leaves: int = 8, max_new_tokens: int = 200):
+        self.model = model
         self.fallback = fallback or RuleRewriter()
         self.prompt = load_prompt(prompt)
-        self.decompose_prompt = load_prompt(decompose_prompt)
+        self.decompose_prompt = self.prompt
         self.max_leaves = max_leaves
+        self.max_new_tokens = int(max_new_tokens)
         self.stats: dict[str, int] = dict.fromkeys(
-            ("ok", "repaired", "fallback", "cache_hits", "cache_misses", "model_calls", "backend_errors"), 0
-        )
+            ("ok", "repaired", "fallback", "model_calls", "backend_errors", "parse_tokens"), 0)
 
     @property
     def model_id(self) -> str:
-        return self.backend.model_id
+        return self.model.id
 
-    # -- public interface -------------------------------------------------
     def rewrite(self, question: str) -> Rewrite:
-        """Rewrite one question; ``source`` says which path produced it."""
-        cached = self._cache_get("rewrite", self.prompt, question)
-        if cached is not None:
-            return Rewrite.from_tree(question, parse_query(cached["answer"]), "cache")
-        check = lambda answer: validate_query(answer, question, max_leaves=self.max_leaves)  # noqa: E731
-        tree, source, cacheable = self._ask(self.prompt, question, check)
-        if tree is None:
-            tree = self.fallback.tree(question)
-        result = Rewrite.from_tree(question, tree, source)
-        if cacheable:
-            self._cache_put("rewrite", self.prompt, question, result.query, source)
-        return result
+        """Rewrite one question; ``source`` says which path produced it; ``decomposition`` holds the predicates."""
+        d = self.decompose(question)
+        return Rewrite(question, str(d.to_tree()), d.to_tree(), d.source, d)
 
     def decompose(self, question: str) -> Decomposition:
-        """OrLog-style decomposition by the model (JSON), else from the rule rewrite."""
-        cached = self._cache_get("decompose", self.decompose_prompt, question)
-        if cached is not None:
-            return Decomposition.from_dict({**cached["answer"], "question": question, "source": "cache"})
+        """Atoms (predicate + search phrase) and formula by the model, else from the rule rewrite."""
         check = lambda answer: validate_decomposition(answer, question, max_atoms=self.max_leaves)  # noqa: E731
-        parts, source, cacheable = self._ask(self.decompose_prompt, question, check)
+        parts, source, tokens = self._ask(self.prompt, question, check)
         if parts is None:
-            result = Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
-        else:
-            result = Decomposition(question, *parts, source=source)
-        if cacheable:
-            answer = {k: v for k, v in result.to_dict().items() if k not in ("question", "source")}
-            self._cache_put("decompose", self.decompose_prompt, question, answer, source)
-        return result
+            return Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
+        return Decomposition(question, *parts, source=source, parse_tokens=tokens)
 
-    # -- engine -------------------------------------------------------------
-    def _ask(self, prompt: dict[str, Any], question: str, check: Callable[[str], T]) -> tuple[T | None, str, bool]:
-        """``(value, source, cacheable)``; value None means "use the fallback".
+    def _ask(self, prompt: dict[str, Any], question: str, check: Callable[[str], T]) -> tuple[T | None, str, int]:
+        """``(value, source, tokens spent)``; value None means "use the fallback"."""
+        from ..models import ModelError
 
-        A backend error is not cached (the next run should try again); an
-        answer that fails validation twice is (the model did answer).
-        """
         messages = build_messages(prompt, question)
+        tokens = 0
         for source in ("llm", "repaired"):
+            self.stats["model_calls"] += 1
             try:
-                answer = self._call(messages)
-            except BackendError as exc:
+                reply = self.model.generate([messages], self.max_new_tokens, version=prompt["version"])[0]
+            except ModelError as exc:
                 log.warning("falling back to rules for %r: %s", question, exc)
                 self.stats["backend_errors"] += 1
                 self.stats["fallback"] += 1
-                return None, "fallback", False
+                return None, "fallback", tokens
+            tokens += reply.prompt_tokens + reply.generated_tokens
+            self.stats["parse_tokens"] += reply.prompt_tokens + reply.generated_tokens
+            answer = reply.text.strip()
             try:
                 value = check(answer)
             except RewriteError as error:
@@ -141,33 +116,12 @@ class LLMRewriter:
                 # One repair turn: the model sees its answer and what is wrong with it.
                 messages = messages + [
                     {"role": "assistant", "content": answer},
-                    {
-                        "role": "user",
-                        "content": fill(
-                            prompt["repair"],
-                            error=json.dumps(str(error), ensure_ascii=False),
-                            answer=json.dumps(answer, ensure_ascii=False),
-                        ),
-                    },
+                    {"role": "user", "content": fill(prompt["repair"], error=json.dumps(str(error), ensure_ascii=False),
+                                                     answer=json.dumps(answer, ensure_ascii=False))},
                 ]
                 continue
             self.stats["ok" if source == "llm" else "repaired"] += 1
-            return value, source, True
+            return value, source, tokens
         log.warning("falling back to rules for %r: the repaired answer is still invalid", question)
         self.stats["fallback"] += 1
-        return None, "fallback", True
-
-    def _call(self, messages: list[dict[str, str]]) -> str:
-        self.stats["model_calls"] += 1
-        return self.backend.chat(messages)
-
-    def _cache_get(self, task: str, prompt: dict[str, Any], question: str) -> dict[str, Any] | None:
-        if self.cache is None:
-            return None
-        hit = self.cache.get(self.model_id, prompt["version"], task, question)
-        self.stats["cache_hits" if hit is not None else "cache_misses"] += 1
-        return hit
-
-    def _cache_put(self, task: str, prompt: dict[str, Any], question: str, answer: Any, source: str) -> None:
-        if self.cache is not None:
-            self.cache.put(self.model_id, prompt["version"], task, question, answer, source)
+        return None, "fallback", tokens

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, map_terms, parse_query
@@ -34,12 +34,16 @@ class Rewrite:
         The parsed query.
     source : str
         One of :data:`SOURCES`.
+    decomposition : Decomposition, optional
+        The atoms behind the query with their natural-language predicates
+        (LLM rewrites); what the OrLog oracle is asked.
     """
 
     question: str
     query: str
     tree: Node
     source: str
+    decomposition: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -73,6 +77,8 @@ class Decomposition:
         e.g. ``"0 AND (1 OR 2) AND NOT 3"``; every atom is used.
     source : str
         One of :data:`SOURCES`.
+    parse_tokens : int
+        Model tokens (prompt + generated) spent producing it; 0 for rules.
     """
 
     question: str
@@ -80,6 +86,12 @@ class Decomposition:
     leaves: tuple[str, ...]
     formula: str
     source: str = "rules"
+    parse_tokens: int = field(default=0, compare=False)
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """Token usage in the shape OrLog's accounting reads (``total_tokens``)."""
+        return {"total_tokens": self.parse_tokens}
 
     def __post_init__(self) -> None:
         # Tuples keep the frozen dataclass hashable even when lists are passed.

@@ -79,8 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     rw = p.add_argument_group("rewriting (natural-language topics)")
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
-                    "hf:PATH | openai:MODEL.  The rewrites are written to OUTPUT.rewrites.tsv.")
-    rw.add_argument("--rewrite-cache", default=None, metavar="FILE", help="JSONL cache of LLM rewrites.")
+                    "llm (the --model language model) | llm:MODEL_SPEC.  The rewrites are written to OUTPUT.rewrites.tsv.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
     rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")
@@ -192,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     failures: dict[str, str] = {}
-    trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
+    # With a rewriter, OrLog and the reasoners get the decomposition: the natural question and its predicates.
+    rerank_queries: dict = {}
+    trees = _rewrite_topics(topics, rewriter, args, failures, rerank_queries) if rewriter else {}
     for qid, text in topics.items() if not rewriter else ():
         if args.plain:
             trees[qid] = text
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             for qid in batch:
                 if qid not in results:
                     continue
-                results[qid] = apply_rerank(args, trees[qid], results[qid], searcher)
+                results[qid] = apply_rerank(args, rerank_queries.get(qid, trees[qid]), results[qid], searcher)
                 if not results[qid]:
                     empty.append(qid)
                     logger.warning("qid %s: no hits (no positive term matched any document)", qid)
@@ -252,10 +253,16 @@ def _build_rewriter(args: argparse.Namespace):
         return None
     from ..rewrite import get_rewriter
 
-    return get_rewriter(args.rewrite, cache=args.rewrite_cache, base_url=args.base_url, api_key=args.api_key)
+    if args.rewrite.partition(":")[0] == "llm" and ":" not in args.rewrite:
+        from ..models import model_from_args
+
+        return get_rewriter(args.rewrite, model=model_from_args(args, install=getattr(args, "install_model", False)))
+    return get_rewriter(args.rewrite, cache=getattr(args, "model_cache", None), base_url=args.base_url,
+                        api_key=args.api_key)
 
 
-def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict) -> dict:
+def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict,
+                    decompositions: dict | None = None) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
     trees = {}
@@ -270,8 +277,20 @@ def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, 
                 logger.error("qid %s: %s", qid, failures[qid])
                 continue
             trees[qid] = rewrite.tree
+            if decompositions is not None:
+                decompositions[qid] = getattr(rewrite, "decomposition", None) or _decomposition(rewrite.tree, text)
             f.write(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
     return trees
+
+
+def _decomposition(tree, question: str):
+    """Rule predicates for a rewrite that brings none (the reasoners still see the natural question)."""
+    from ..rewrite import Decomposition
+
+    try:
+        return Decomposition.from_tree(tree, question)
+    except ValueError:
+        return tree
 
 
 def _rewrite_summary(rewriter) -> str:
