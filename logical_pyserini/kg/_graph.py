@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["GraphError", "KnowledgeGraph", "read_triples"]
 
@@ -43,6 +42,15 @@ def read_triples(path: str | os.PathLike) -> np.ndarray:
     return flat.reshape(-1, 3)
 
 
+def _scipy_sparse():
+    # Imported on first use: the base install (no ``kg`` extra) must import this package.
+    try:
+        import scipy.sparse
+    except ImportError:
+        raise GraphError("the knowledge-graph store needs scipy: pip install 'logical_pyserini[kg]'") from None
+    return scipy.sparse
+
+
 class KnowledgeGraph:
     """Triples held as one CSR adjacency matrix per relation (built lazily on first use).
 
@@ -71,7 +79,7 @@ class KnowledgeGraph:
         order = np.lexsort((triples[:, 2], triples[:, 0], triples[:, 1]))
         self.triples = triples[order]
         self._rel_ptr = np.searchsorted(self.triples[:, 1], np.arange(self.num_relations + 1))
-        self._adj: dict[int, sp.csr_matrix] = {}
+        self._adj: dict = {}
         self._out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     # -- loading ------------------------------------------------------------
@@ -86,13 +94,14 @@ class KnowledgeGraph:
         return len(self.triples)
 
     # -- adjacency ----------------------------------------------------------
-    def adjacency(self, relation: int) -> sp.csr_matrix:
+    def adjacency(self, relation: int) -> "scipy.sparse.csr_matrix":  # noqa: F821
         """The ``(num_entities, num_entities)`` 0/1 CSR matrix of ``relation`` (row = head)."""
         relation = int(relation)
         if not 0 <= relation < self.num_relations:
             raise GraphError(f"relation id {relation} out of range [0, {self.num_relations})")
         mat = self._adj.get(relation)
         if mat is None:
+            sp = _scipy_sparse()
             block = self.triples[self._rel_ptr[relation]:self._rel_ptr[relation + 1]]
             indptr = np.searchsorted(block[:, 0], np.arange(self.num_entities + 1)).astype(np.int64)
             mat = sp.csr_matrix((np.ones(len(block), np.float32), block[:, 2].copy(), indptr),
