@@ -19,7 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score TREC runs with ir_measures; judged queries missing from a run count as 0.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels file.")
+    p.add_argument("--qrels", required=True, metavar="FILE|NAME",
+                   help="TREC qrels file, or a Pyserini qrels name (dl19-passage, beir-v1.0.0-scifact-test, ...).")
     p.add_argument("--run", required=True, nargs="+", metavar="[NAME=]FILE",
                    help="One or more runs; NAME defaults to the file name.")
     p.add_argument("--measures", default=DEFAULT_MEASURES, help="ir_measures measure names, space separated.")
@@ -38,9 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         runs[name] = path
     try:
         group_name, groups = read_groups(args.group_by) if args.group_by else (None, None)
-        if not Path(args.qrels).is_file():
-            raise FileNotFoundError(f"qrels file not found: {args.qrels}")
-        rows = evaluate_runs(args.qrels, runs, args.measures, groups)
+        from .._resources import resolve_qrels
+
+        rows = evaluate_runs(resolve_qrels(args.qrels), runs, args.measures, groups)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

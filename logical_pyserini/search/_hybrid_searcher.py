@@ -163,6 +163,22 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         self._sparse_part = _SparsePart(self.sparse.leaves)
         self._dense_part = _DensePart(self.dense.leaves, row_of=self._row_of, key_of=self._lucene_of)
 
+    @classmethod
+    def from_prebuilt_index(cls, lucene_index: str, faiss_index: str, query_encoder, leaf_retriever: str = "hybrid",
+                            operators: Operators | None = None, normalize: str | Normalizer = "max",
+                            leaf_hits: int = 1000, dense_weight: float = 0.5) -> "LogicalHybridSearcher":
+        """A hybrid searcher over Pyserini prebuilt indexes (or directories) of the same corpus.
+
+        E.g. ``("beir-v1.0.0-scifact.flat", "beir-v1.0.0-scifact.bge-base-en-v1.5", "models/bge-base-en-v1.5")``;
+        ``query_encoder`` is the Faiss index's model, a local directory or a
+        ``QueryEncoder``.  Raises like :meth:`LogicalLuceneSearcher.from_prebuilt_index`.
+        """
+        from .._resources import resolve_cli_indexes
+
+        lucene, dense = resolve_cli_indexes(lucene_index, faiss_index, query_encoder)
+        return cls(str(lucene.path), str(dense.path), query_encoder, leaf_retriever, operators, normalize,
+                   leaf_hits, dense_weight)
+
     def _map_documents(self, lucene_index: str, faiss_index: str) -> None:
         """``_row_of[lucene id]`` and ``_lucene_of[row]``, checked to be inverse bijections."""
         n = int(self.sparse.num_docs)

@@ -99,6 +99,34 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
                                        similarity=self.object.get_similarity())
         self._lucene_backend = _LuceneBackend(self.leaves)
 
+    @classmethod
+    def from_prebuilt_index(cls, prebuilt_index_name: str, operators: Operators | None = None,
+                            normalize: str | Normalizer = "max", leaf_hits: int = 1000,
+                            verbose: bool = False) -> "LogicalLuceneSearcher":
+        """A searcher over one of Pyserini's prebuilt BM25 indexes, from Pyserini's cache.
+
+        Resolution, cache directory (``$PYSERINI_CACHE``) and download are
+        Pyserini's own (see :func:`logical_pyserini._resources.resolve_index`).
+        Unlike ``LuceneSearcher.from_prebuilt_index`` this raises instead of
+        printing and returning None.
+
+        Raises
+        ------
+        FileNotFoundError
+            For a name Pyserini does not know.
+        ResourceError
+            For an index of another kind (naming the one to use), or one that is
+            not cached and cannot be downloaded here (naming the cache path).
+        """
+        from .._resources import resolve_index
+
+        resource = resolve_index(prebuilt_index_name, "lucene")
+        if verbose:
+            logger.info("initializing %s from %s", prebuilt_index_name, resource.path)
+        searcher = cls(str(resource.path), operators, normalize, leaf_hits)
+        searcher.prebuilt_index_name = prebuilt_index_name
+        return searcher
+
     # Keep leaf scoring on the same similarity as plain search.
     def set_bm25(self, k1: float = 0.9, b: float = 0.4) -> None:
         super().set_bm25(k1, b)
