@@ -248,8 +248,8 @@ def _download_index(name: str, info: dict, path: Path) -> None:
     logger.info("downloading prebuilt index %s into %s", name, path.parent)
     try:
         got = Path(download_prebuilt_index(name))
-    except (ValueError, AssertionError, OSError) as exc:
-        raise ResourceError(f"prebuilt index {name}: download failed ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - HTTP, checksum, tar or disk errors: one line, not a traceback
+        raise ResourceError(f"prebuilt index {name}: download failed ({_first_line(exc)})") from None
     if got != path or not path.is_dir():
         raise ResourceError(f"prebuilt index {name}: Pyserini unpacked it to {got}, expected {path}")
 
@@ -374,7 +374,10 @@ def resolve_topics(spec: str | os.PathLike, field: str = "title") -> dict[str, s
     if path.is_file():
         raw = get_topics_with_reader(entry.readerClass.getName(), str(path))
     elif _reachable("https://raw.githubusercontent.com"):
-        raw = get_topics(spec)
+        try:
+            raw = get_topics(spec)
+        except Exception as exc:  # noqa: BLE001 - Anserini's download error is a Java exception
+            raise ResourceError(f"topics {spec}: download failed ({_first_line(exc)})") from None
     else:
         raise _offline_error("topics", spec, path, f"from pyserini.search import get_topics; get_topics('{spec}')")
     topics: dict[str, str] = {}
@@ -416,7 +419,15 @@ def resolve_qrels(spec: str | os.PathLike) -> str:
                              f"from pyserini.search import get_qrels_file; get_qrels_file('{spec}')")
     from pyserini.search import get_qrels_file
 
-    return get_qrels_file(spec)
+    try:
+        return get_qrels_file(spec)
+    except Exception as exc:  # noqa: BLE001 - Anserini's download error is a Java exception
+        raise ResourceError(f"qrels {spec}: download failed ({_first_line(exc)})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
 def resolve_cli_indexes(index: str | None, dense_index: str | None,

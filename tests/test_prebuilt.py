@@ -70,6 +70,10 @@ def test_the_cache_layout_is_pyserinis(cache):
     assert not check_downloaded("msmarco-v1-doc")
     resource = resolve_index("msmarco-v1-passage")
     assert resource.path == cache / "pyserini" / "indexes" / _cache_dir_name("msmarco-v1-passage")
+    # Pyserini's own resolver returns that very folder (cached: it skips the download).
+    from pyserini.util import download_prebuilt_index
+
+    assert download_prebuilt_index("msmarco-v1-passage", verbose=False) == str(resource.path)
     assert resource.kind == "lucene" and resource.info["texts"] == "msmarco-v1-passage"
 
 
@@ -224,3 +228,67 @@ def test_orlog_needs_stored_text(cache, museum_corpus, capsys):
     assert search_main(["--index", "msmarco-v1-passage-slim", "--topics", "dl19-passage", "--output",
                         str(cache / "r.txt"), "--rerank", "orlog", "--quiet"]) == 2
     assert "use --index msmarco-v1-passage" in _error_line(capsys)
+
+
+BGE_PREFIX = "Represent this sentence for searching relevant passages:"
+
+
+@pytest.fixture
+def tiny_bge(cache, tmp_path):
+    """A tiny BERT (built from a config here) as the 'BGE' of a cached prebuilt Faiss index, whose documents
+    were encoded the way Pyserini's BGE indexes were: CLS pooling, L2 norm."""
+    import faiss
+    import torch
+    from pyserini.encode import AutoQueryEncoder
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    from conftest import MUSEUMS
+
+    words = sorted({w.strip(".,'").lower() for _, text in MUSEUMS for w in text.split()} | set(BGE_PREFIX.lower()
+                   .rstrip(":").split()))
+    model_dir = tmp_path / "models" / "tiny-encoder"
+    model_dir.mkdir(parents=True)
+    (model_dir / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ":", *words]))
+    BertTokenizerFast(str(model_dir / "vocab.txt")).save_pretrained(model_dir)
+    torch.manual_seed(0)
+    BertModel(BertConfig(vocab_size=6 + len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=32)).save_pretrained(model_dir)
+    doc_encoder = AutoQueryEncoder(str(model_dir), pooling="cls", l2_norm=True)
+    vectors = np.stack([doc_encoder.encode(text) for _, text in MUSEUMS]).astype(np.float32)
+    folder = cache / "pyserini" / "indexes" / _cache_dir_name("beir-v1.0.0-scifact.bge-base-en-v1.5")
+    folder.mkdir()
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    faiss.write_index(index, str(folder / "index"))
+    (folder / "docid").write_text("".join(f"{docid}\n" for docid, _ in MUSEUMS))
+    return model_dir, folder
+
+
+def test_prebuilt_dense_index_encodes_queries_as_pyserini(cache, tiny_bge):
+    from pyserini.encode import AutoQueryEncoder
+    from pyserini.search.faiss import FaissSearcher
+
+    model_dir, folder = tiny_bge
+    topics = cache / "dense.tsv"
+    topics.write_text("1\tscience museum in Paris\n2\tart museum\n")
+    common = ["--dense-index", "beir-v1.0.0-scifact.bge-base-en-v1.5", "--encoder", str(model_dir), "--topics",
+              str(topics), "--hits", "5", "--quiet"]
+    ours, other = cache / "ours.txt", cache / "mean.txt"
+    assert search_main([*common, "--l2-norm", "--query-prefix", BGE_PREFIX, "--output", str(ours)]) == 0
+    # The same command line as python -m pyserini.search.faiss: its encoder, its ranking (one-leaf topics).
+    pyserini = FaissSearcher(str(folder), AutoQueryEncoder(str(model_dir), pooling="cls", l2_norm=True,
+                                                           prefix=BGE_PREFIX))
+    rows = [line.split() for line in ours.read_text().splitlines()]
+    for qid, text in (("1", "science museum in Paris"), ("2", "art museum")):
+        expected = [(h.docid, float(h.score)) for h in pyserini.search(text, 5)]
+        got = [(r[2], float(r[4])) for r in rows if r[0] == qid]
+        assert [d for d, _ in got] == [d for d, _ in expected]
+        assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+    # Another pooling is another encoder: the flags reach it.
+    assert search_main([*common, "--l2-norm", "--query-prefix", BGE_PREFIX, "--pooling", "mean",
+                        "--output", str(other)]) == 0
+    assert other.read_text() != ours.read_text()
+    # Logical queries run over the prebuilt dense index too.
+    topics.write_text("1\tmuseum AND NOT art\n")
+    assert search_main([*common, "--l2-norm", "--query-prefix", BGE_PREFIX, "--output", str(ours)]) == 0
+    assert len(ours.read_text().splitlines()) == 5

@@ -17,6 +17,7 @@ import logging
 import sys
 import time
 
+from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..query import QuerySyntaxError, parse_query
 
 logger = logging.getLogger("logical_pyserini.calibrate")
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dense-index", default=None, metavar="DIR|NAME",
                    help="Faiss index or Pyserini prebuilt Faiss index name (calibrates dense).")
     p.add_argument("--encoder", default=None, metavar="NAME", help="Query encoder of --dense-index.")
+    add_encoder_arguments(p)
     p.add_argument("--topics", required=True, metavar="FILE|NAME",
                    help="Logical topics (TSV or JSONL), or a Pyserini topics name.")
     p.add_argument("--qrels", required=True, metavar="FILE|NAME", help="TREC qrels of the topics, or a Pyserini "
@@ -63,12 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --depth and --negatives-per-positive must be positive", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    index_specs = {"index": args.index, "dense_index": args.dense_index}
+    index_specs = {"index": args.index, "dense_index": args.dense_index, "encoder": args.encoder}
     try:
         from .._resources import resolve_cli_indexes
 
         lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
         args.index, args.dense_index = (str(r.path) if r else None for r in (lucene, dense))
+        args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
         topics, qrels = _read(args)
         retrievers = _retrievers(args)
         from ._fit import fit_sigmoid, write_calibration
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         "created": datetime.datetime.now().isoformat(timespec="seconds"),
         "model": "P(relevant | s) = sigmoid((s - tau) * lambda); sklearn LogisticRegression on standardised s",
         "labelling": "leaves whose truth value the topic's judgement forces (see logical_pyserini.calibrate._pairs)",
-        "topics": str(args.topics), "qrels": str(args.qrels), **index_specs, "encoder": args.encoder,
+        "topics": str(args.topics), "qrels": str(args.qrels), **index_specs,
         "topics_used": pairs.topics_used, "pairs": len(labels), "positive": int(labels.sum()),
         "negative": int(len(labels) - labels.sum()), "conflicting_pairs_dropped": pairs.conflicts,
         "unknown_relevant_docids": pairs.unknown_docids, "depth": args.depth,

@@ -10,8 +10,8 @@ import numpy as np
 
 from .._bootstrap import ensure_pyserini
 from ..compose import Normalizer, Operators
-from ..query import Term
-from ..retrieve import LeafHits, LuceneLeafScorer
+from ..query import Node, Term, parse_query
+from ..retrieve import LeafHits, LuceneLeafScorer, boolean_query
 from ._base import LogicalHit, LogicalSearchMixin, check_retriever
 
 ensure_pyserini()
@@ -135,6 +135,30 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     def plain_search(self, q: str, k: int = 10) -> list:
         """``LuceneSearcher.search`` on the raw text: the baseline that ignores operators."""
         return LuceneSearcher.search(self, q, k)
+
+    def boolean_query(self, q: str | Node):
+        """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
+
+        AND -> MUST, OR -> SHOULD (at least one), NOT -> MUST_NOT, each leaf
+        the bag-of-words query ``LuceneSearcher.search`` builds; see
+        :func:`logical_pyserini.retrieve.boolean_query`.
+        """
+        tree = parse_query(q) if isinstance(q, str) else q
+
+        def leaf(term: Term):
+            _LuceneBackend._check(term)
+            return self.leaves.query(term.text)
+
+        return boolean_query(tree, leaf)
+
+    def boolean_search(self, q: str | Node, k: int = 10) -> list:
+        """The Boolean peer: ``LuceneSearcher.search`` on :meth:`boolean_query`.
+
+        Only documents that satisfy the logic strictly are returned, ranked by
+        Lucene's BM25 sum over the matching positive leaves (hits are
+        Pyserini's ``ScoredDoc``, like :meth:`plain_search`).
+        """
+        return LuceneSearcher.search(self, self.boolean_query(q), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _backend(self, trees) -> _LuceneBackend:
