@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval._common import write_text_atomic  # noqa: E402
+from logical_pyserini._io import atomic_write_text as write_text_atomic  # noqa: E402
 
 PHANTOM_WIKI = "phantom-wiki==1.0.3"
 # The seed's PW-S / PW-M configurations (appendix B.2): one family tree, easy relations.
@@ -136,8 +136,9 @@ def cmd_phantomwiki(args: argparse.Namespace) -> None:
         cmd = [str(py), "-m", "phantom_wiki", "--seed", str(args.seed), "--max-family-tree-size", str(args.size),
                *PW_ARGS, "--num-questions-per-type", str(args.questions_per_type), "--output-dir", tmp,
                "--article-format", "json", "--question-format", "json", "--quiet"]
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if r.returncode:
+            sys.stderr.write(r.stderr[-3000:])
             sys.exit(f"picot_data: the PhantomWiki generator failed (exit {r.returncode}): {' '.join(cmd)}")
         meta = {"generator": PHANTOM_WIKI, "seed": args.seed, "size": args.size,
                 "questions_per_type": args.questions_per_type, "command": " ".join(cmd[1:]).replace(tmp, "OUT")}

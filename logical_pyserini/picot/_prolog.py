@@ -153,12 +153,13 @@ class KnowledgeBase:
     readable
         ``{name: arity}`` of predicates that are filled from text (facts only).
     rules
-        Prolog clauses defining the other predicates (e.g. PhantomWiki's kinship rules);
-        clauses for readable predicates and directives are skipped.
+        Prolog texts defining the other predicates (e.g. PhantomWiki's kinship rules), loaded in
+        order; a predicate defined by an earlier text keeps that definition.  Clauses for
+        readable predicates and directives are skipped.
     """
 
     readable: dict[str, int]
-    rules: str = ""
+    rules: Sequence[str] = ()
     engine: PrologEngine = field(default_factory=PrologEngine.get)
     module: str = ""
 
@@ -168,12 +169,16 @@ class KnowledgeBase:
         self.module = self.engine.new_module()
         spec = json.dumps([[n, a] for n, a in self.readable.items()])
         self.engine.run(f"picot_interp:kb_create({self.module}, {prolog_string(spec)})")
-        if self.rules.strip():
+        for text in [self.rules] if isinstance(self.rules, str) else self.rules:
+            if not text.strip():
+                continue
             try:
-                ok = self.engine.run(f"picot_interp:kb_load_rules({self.module}, {prolog_string(self.rules)})")
+                ok = self.engine.run(f"picot_interp:kb_load_rules({self.module}, {prolog_string(text)})")
             except Exception as exc:
+                self.close()
                 raise QueryError(f"rules do not parse: {_error_text(exc)}") from None
             if not ok:
+                self.close()
                 raise QueryError("rules could not be loaded")
 
     def close(self) -> None:

@@ -24,6 +24,7 @@
 :- dynamic acquired/2.      % acquired(M, GoalPattern): facts for this pattern were fetched
 :- dynamic pending/2.       % pending(M, Goal): needed by the last solve/2 run
 :- dynamic defined/3.       % defined(M, Name, Arity): has rules in M
+:- dynamic final/3.         % final(M, Name, Arity): defined by an earlier rules text (kept)
 
 %!  kb_create(+M, +ReadableJSON) is det.
 %   ReadableJSON: [["name", arity], ...].
@@ -46,13 +47,16 @@ kb_destroy(M) :-
     retractall(readable(M, _, _)),
     retractall(acquired(M, _)),
     retractall(pending(M, _)),
-    retractall(defined(M, _, _)).
+    retractall(defined(M, _, _)),
+    retractall(final(M, _, _)).
 
 %!  kb_load_rules(+M, +Text) is det.
 %   Clauses from Text are asserted into M, except directives, facts/rules for readable
 %   predicates (those are filled only from text) and clauses whose head is a builtin.
+%   Predicates defined by an earlier call stay as they are: the first text wins.
 kb_load_rules(M, Text) :-
-    setup_call_cleanup(open_string(Text, S), load_clauses(M, S), close(S)).
+    setup_call_cleanup(open_string(Text, S), load_clauses(M, S), close(S)),
+    forall(( defined(M, N, A), \+ final(M, N, A) ), assertz(final(M, N, A))).
 
 load_clauses(M, S) :-
     read_term(S, T, []),
@@ -67,7 +71,7 @@ add_clause(M, H) :- add_rule(M, H, true).
 
 add_rule(M, H, B) :-
     callable(H), functor(H, N, A),
-    \+ readable(M, N, A), \+ builtin_name(N, A), !,
+    \+ readable(M, N, A), \+ builtin_name(N, A), \+ final(M, N, A), !,
     (   defined(M, N, A) -> true ; assertz(defined(M, N, A)), dynamic(M:N/A) ),
     assertz(M:(H :- B)).
 add_rule(_, _, _).
@@ -127,6 +131,8 @@ error_text(E, Msg) :- term_string(E, Msg).
 check_query(_, V) :- var(V), !, throw(picot("a variable is not a goal")).
 check_query(M, (A, B)) :- !, check_query(M, A), check_query(M, B).
 check_query(M, \+ G) :- !, check_query(M, G).
+check_query(M, (A ; B)) :- !, check_query(M, A), check_query(M, B).
+check_query(M, (A -> B)) :- !, check_query(M, A), check_query(M, B).
 check_query(M, aggregate_all(Spec, G, R)) :- !,
     ( aggregate_spec(Spec) -> true ; throw(picot("unsupported aggregate_all/3 specification")) ),
     ( var(R) ; number(R) ), !,
@@ -166,6 +172,9 @@ builtin_goal(true).
 solve(_, true) :- !.
 solve(M, (A, B)) :- !, solve(M, A), solve(M, B).
 solve(M, \+ G) :- !, \+ solve(M, G).
+solve(M, (C -> T ; E)) :- !, ( solve(M, C) -> solve(M, T) ; solve(M, E) ).
+solve(M, (A ; B)) :- !, ( solve(M, A) ; solve(M, B) ).
+solve(M, (C -> T)) :- !, ( solve(M, C) -> solve(M, T) ).
 solve(M, aggregate_all(Spec, G, R)) :- !, aggregate_all(Spec, solve(M, G), R).
 solve(M, distinct(G)) :- !, distinct(G, solve(M, G)).
 solve(_, G) :- builtin_goal(G), !, call(G).
