@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 from ..compose import Normalizer, Operators
 from ..query import Node, Term, parse_query
 from ..retrieve import LeafHits, LuceneLeafScorer, boolean_query
@@ -134,7 +134,8 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
 
     def plain_search(self, q: str, k: int = 10) -> list:
         """``LuceneSearcher.search`` on the raw text: the baseline that ignores operators."""
-        return LuceneSearcher.search(self, q, k)
+        with jvm_lock:
+            return LuceneSearcher.search(self, q, k)
 
     def boolean_query(self, q: str | Node):
         """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
@@ -149,7 +150,8 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
             _LuceneBackend._check(term)
             return self.leaves.query(term.text)
 
-        return boolean_query(tree, leaf)
+        with jvm_lock:  # the BooleanQuery builder is a per-call Java object (see jvm_lock)
+            return boolean_query(tree, leaf)
 
     def boolean_search(self, q: str | Node, k: int = 10) -> list:
         """The Boolean peer: ``LuceneSearcher.search`` on :meth:`boolean_query`.
@@ -158,7 +160,8 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         Lucene's BM25 sum over the matching positive leaves (hits are
         Pyserini's ``ScoredDoc``, like :meth:`plain_search`).
         """
-        return LuceneSearcher.search(self, self.boolean_query(q), k)
+        with jvm_lock:
+            return LuceneSearcher.search(self, self.boolean_query(q), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _backend(self, trees) -> _LuceneBackend:
@@ -168,7 +171,9 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         if term.retriever not in (None, "bm25"):
             return None  # the backend reports the unsupported retriever
         # One leaf is plain BM25: delegate, so the ranking is exactly Pyserini's.
-        return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self) for h in LuceneSearcher.search(self, term.text, k)]
+        with jvm_lock:
+            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)
+                    for h in LuceneSearcher.search(self, term.text, k)]
 
     def _docids(self, keys: np.ndarray) -> list[str]:
         return self.leaves.docids(keys)
