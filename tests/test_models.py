@@ -272,3 +272,15 @@ def test_packaged_smollm2_gguf_converts_once_and_scores(tmp_path, monkeypatch):
     p = lm.true_false_probability([("Text: Ann likes figs.\n", "Claim: Ann likes figs. True or False?")])
     assert 0.0 <= p[0] <= 1.0
     assert lm.generate(["Say hello."], 8)[0].generated_tokens > 0
+
+
+def test_generation_reusing_a_shared_prompt_prefix_equals_a_fresh_run(tiny):
+    model, tok = tiny
+    system = "Text : Ann likes figs and dislikes plums . Bob likes plums . " * 3
+    first, second = "Is the claim true ?", "Claim : Bob likes figs ."
+    warm = TransformersModel(model=model, tokenizer=tok, batch_size=1)
+    warm.generate([first], 6, system=system)
+    assert warm._prefix is not None and len(warm._prefix[0]) > 40
+    reused = warm.generate([second], 6, system=system)[0]
+    fresh = TransformersModel(model=model, tokenizer=tok, batch_size=1).generate([second], 6, system=system)[0]
+    assert reused == fresh and reused.generated_tokens > 0

@@ -45,6 +45,14 @@ def single_token_ids(tokenizer: Any, word: str) -> list[int]:
     return sorted(ids)
 
 
+def _crop_to(cache, length: int):
+    """Keep the first ``length`` positions of a key/value cache (``crop`` takes a negative count now)."""
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+    return cache
+
+
 def _positions(mask):
     """Position ids that count real tokens only, so a padded row equals its unpadded self."""
     return (mask.cumsum(-1) - 1).clamp(min=0)
@@ -100,6 +108,7 @@ class TransformersModel(LanguageModel):
         self.device = str(next(model.parameters()).device)
         self.batch_size = max(1, int(batch_size))
         self.shared_prefix = bool(shared_prefix)
+        self._prefix: tuple[tuple[int, ...], Any] | None = None  # last generation prompt's key/value cache
         self.chat_format = bool(getattr(tokenizer, "chat_template", None)) if chat is None else chat
         self.pad_id = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
         self.id = model_id or f"hf:{getattr(model.config, '_name_or_path', '') or type(model).__name__}"
@@ -254,16 +263,48 @@ class TransformersModel(LanguageModel):
         for start in range(0, len(chats), self.batch_size):
             batch = chats[start : start + self.batch_size]
             seqs = [self.tokenizer.encode(self.render(c), add_special_tokens=not self.chat_format) for c in batch]
-            ids, mask = self._pad(seqs)
-            width = ids.shape[1]
-            with torch.inference_mode():
-                out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                                          max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=self.pad_id)
-            for row, seq in enumerate(seqs):
-                new = out[row, width:].tolist()
+            if len(seqs) == 1:
+                rows = [self._generate_reusing_prefix(seqs[0], max_new_tokens)]
+            else:
+                ids, mask = self._pad(seqs)
+                width = ids.shape[1]
+                with torch.inference_mode():
+                    out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                              max_new_tokens=max_new_tokens, do_sample=False,
+                                              pad_token_id=self.pad_id)
+                rows = [out[row, width:].tolist() for row in range(len(seqs))]
+            for seq, new in zip(seqs, rows):
                 if eos is not None and eos in new:
                     new = new[: new.index(eos) + 1]
                 text = self.tokenizer.decode([t for t in new if t not in (eos, self.pad_id)],
                                              skip_special_tokens=True)
                 results.append(Completion(text, len(seq), len(new)))
         return results
+
+    def _generate_reusing_prefix(self, seq: list[int], max_new_tokens: int) -> list[int]:
+        """Greedy continuation of one prompt, reusing the key/value cache of the previous prompt's common prefix.
+
+        Few-shot prompts (rewriting) share hundreds of tokens across questions;
+        prefilling them once instead of per question is most of the cost on CPU.
+        """
+        import copy
+
+        torch = self._torch
+        past, (prev_ids, prev_cache) = None, self._prefix or ((), None)
+        n = 0
+        for a, b in zip(prev_ids, seq[:-1]):  # the last prompt token must run to give the next logits
+            if a != b:
+                break
+            n += 1
+        if prev_cache is not None and n >= 16:
+            past = _crop_to(copy.deepcopy(prev_cache), n)
+        ids = torch.tensor([seq], dtype=torch.long, device=self.device)
+        with torch.inference_mode():
+            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
+                                      max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=self.pad_id,
+                                      return_dict_in_generate=True)
+        cache = out.past_key_values
+        if cache is not None and hasattr(cache, "crop"):
+            _crop_to(cache, len(seq) - 1)
+            self._prefix = (tuple(seq[:-1]), cache)
+        return out.sequences[0, len(seq):].tolist()
