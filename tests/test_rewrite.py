@@ -295,8 +295,9 @@ def test_fill_is_single_pass():
 
 
 @pytest.mark.parametrize("question", HOSTILE)
-def test_hostile_question_cannot_change_prompt_structure(question):
-    prompt = load_prompt("decompose")
+@pytest.mark.parametrize("name", ["rewrite", "decompose"])
+def test_hostile_question_cannot_change_prompt_structure(question, name):
+    prompt = load_prompt(name)
     messages = build_messages(prompt, question)
     assert len(messages) == 2 + 2 * len(prompt["examples"])
     assert messages[0] == {"role": "system", "content": prompt["system"]}
@@ -350,7 +351,7 @@ def _tiny_llama(vocab_size: int, hidden: int, seed: int):
     return model
 
 
-CHAIN_ANSWER = '{"atoms": ["{x} is about dogs", "cats appear in {x}"], "formula": "0 AND NOT 1"}'
+CHAIN_ANSWER = '"dogs" AND NOT "cats"'
 
 
 @pytest.fixture(scope="module")
@@ -386,7 +387,7 @@ def random_model():
     """A 1-layer Llama with random weights over the prompt's words: it writes garbage."""
     from logical_pyserini.models import TransformersModel
 
-    prompt = load_prompt("decompose")
+    prompt = load_prompt("rewrite")
     words = sorted({w for text in [prompt["system"], prompt["user"]] for w in text.split()})
     tokenizer, vocab = _tiny_tokenizer(words)
     model = _tiny_llama(len(vocab), 32, seed=1234)
@@ -402,10 +403,12 @@ def test_llm_rewrite_gives_query_and_predicates_in_one_call(chain_model):
     assert rendered.startswith("<system> ") and rendered.endswith("<assistant>")  # the chat template is used
     rewrite = rw.rewrite(QUESTION)
     assert rewrite.source == "llm"
-    assert rewrite.tree == And((Term("dogs"), Not(Term("cats appear in"))))
+    assert rewrite.tree == And((Term("dogs"), Not(Term("cats"))))
     # The natural-language predicates travel with the rewrite: they are what the OrLog oracle is asked.
-    assert rewrite.decomposition.atoms == ("{x} is about dogs", "cats appear in {x}")
-    assert rewrite.decomposition.parse_tokens > 0
+    assert rewrite.decomposition.atoms == (statement_for("dogs"), statement_for("cats"))
+    assert rewrite.decomposition.formula == "0 AND NOT 1"
+    # Token accounting: the prompt and the reply of the one call (seed 000's one-off parse tokens).
+    assert rewrite.decomposition.parse_tokens == chain_model.usage["prompt_tokens"] + chain_model.usage["generated_tokens"]
     assert rw.stats["ok"] == 1 and rw.stats["model_calls"] == 1 and rw.stats["fallback"] == 0
 
 
@@ -413,7 +416,7 @@ def test_llm_garbage_is_repaired_once_then_falls_back(random_model, caplog):
     rw = LLMRewriter(random_model, max_new_tokens=16)
     garbage = random_model.chat(build_messages(rw.prompt, QUESTION), 16)
     with pytest.raises(RewriteError):
-        validate_decomposition(garbage, QUESTION)
+        validate_query(garbage, QUESTION)
     calls_before = random_model.usage["calls"]
     with caplog.at_level("WARNING", logger="logical_pyserini.rewrite"):
         rewrite = rw.rewrite(QUESTION)
@@ -486,9 +489,7 @@ def _openai(stub, **kwargs) -> LLMRewriter:
     return LLMRewriter(OpenAIModel("stub-model", base_url=stub.url, api_key="sk-test", retries=0, timeout=5, **kwargs))
 
 
-GOOD = json.dumps({"atoms": [{"statement": "{x} is a story about dogs", "query": "stories about dogs"},
-                             {"statement": "{x} is a story about cats", "query": "stories about cats"}],
-                   "formula": "0 AND NOT 1"})
+GOOD = '"stories about dogs" AND NOT "stories about cats"'
 
 
 def _ask_stub(stub, replies: list) -> tuple[LLMRewriter, Rewrite]:
@@ -508,14 +509,26 @@ def test_openai_valid_reply(stub):
 
 
 def test_openai_invalid_then_repaired(stub):
-    bad = '{"atoms": ["{x} is a story about dogs"], "formula": "0 AND NOT 1"}'
+    bad = '"stories about dogs" AND NOT'
     rw, rewrite = _ask_stub(stub, [bad, GOOD])
     assert rewrite.source == "repaired"
     assert rw.stats["repaired"] == 1 and rw.stats["model_calls"] == 2
     first, second = (r["body"]["messages"] for r in stub.requests)
     assert second[: len(first)] == first
     assert second[len(first)] == {"role": "assistant", "content": bad}
-    assert "names atom 1" in second[-1]["content"]  # the validator's error is quoted back
+    assert "has no right operand" in second[-1]["content"]  # the parser's error is quoted back
+
+
+def test_openai_decompose_gives_the_models_own_predicates(stub):
+    good = {"atoms": [{"statement": "{x} is a story about dogs", "query": "stories about dogs"},
+                      {"statement": "{x} is a story about cats", "query": "stories about cats"}],
+            "formula": "0 AND NOT 1"}
+    stub.replies = ['{"atoms": ["{x} is a story about dogs"], "formula": "0 AND NOT 1"}', json.dumps(good)]
+    d = _openai(stub).decompose(QUESTION)
+    assert d.source == "repaired" and d.formula == "0 AND NOT 1"
+    assert d.atoms == ("{x} is a story about dogs", "{x} is a story about cats")
+    assert d.leaves == ("stories about dogs", "stories about cats")
+    assert "names atom 1" in stub.requests[1]["body"]["messages"][-1]["content"]
 
 
 def test_openai_garbage_falls_back(stub):
@@ -579,7 +592,7 @@ def test_cli_rules_tsv_end_to_end(tmp_path, capsys):
 def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):
     topics = tmp_path / "topics.jsonl"
     topics.write_text(json.dumps({"id": 7, "text": QUESTION}) + "\n" + json.dumps({"qid": "b", "query": "Operas by Verdi"}) + "\n")
-    verdi = json.dumps({"atoms": [{"statement": "{x} is an opera by Verdi", "query": "operas by Verdi"}], "formula": "0"})
+    verdi = '"operas by Verdi"'
     stub.replies = [GOOD, verdi]
     args = ["--topics", str(topics), "--output", str(tmp_path / "o.tsv"), "--rewriter", "openai:stub-model"]
     args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.sqlite"), "--quiet"]

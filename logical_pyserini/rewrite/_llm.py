@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from typing import Any, Callable, TypeVar
@@ -9,7 +10,7 @@ from typing import Any, Callable, TypeVar
 from ..prompts import fill, load_prompt
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewrite, RewriteError
-from ._validate import validate_decomposition
+from ._validate import validate_decomposition, validate_query
 
 __all__ = ["LLMRewriter", "build_messages"]
 
@@ -36,10 +37,10 @@ def build_messages(prompt: dict[str, Any], question: str) -> list[dict[str, str]
 class LLMRewriter:
     """Rewrite questions with a language model; never fails, falls back to rules.
 
-    One model call per question with the ``decompose`` prompt gives both the
-    logical query (one search phrase per atom, combined by the formula) and
-    each atom's natural-language predicate (``"{x} likes cherries"``), which
-    is what the OrLog oracle is asked.  An answer that does not validate
+    :meth:`rewrite` asks for the logical query as one line (few tokens to
+    decode: on a CPU, decoding dominates the cost) and derives each leaf's
+    natural-language predicate from it; :meth:`decompose` asks for the JSON
+    decomposition with the model's own predicates.  An answer that does not validate
     against the grammar gets one repair call that quotes the error; if that
     fails too, or the model cannot be asked, the rule rewriter answers and a
     warning is logged.  Answers are cached by the model layer (model id +
@@ -63,12 +64,12 @@ class LLMRewriter:
         ``parse_tokens`` (prompt + generated tokens spent rewriting, for token accounting).
     """
 
-    def __init__(self, model: Any, *, fallback: RuleRewriter | None = None, prompt: str = "decompose",
-                 max_leaves: int = 8, max_new_tokens: int = 200):
+    def __init__(self, model: Any, *, fallback: RuleRewriter | None = None, prompt: str = "rewrite",
+                 decompose_prompt: str = "decompose", max_leaves: int = 8, max_new_tokens: int = 160):
         self.model = model
         self.fallback = fallback or RuleRewriter()
         self.prompt = load_prompt(prompt)
-        self.decompose_prompt = self.prompt
+        self.decompose_prompt = load_prompt(decompose_prompt)
         self.max_leaves = max_leaves
         self.max_new_tokens = int(max_new_tokens)
         self.stats: dict[str, int] = dict.fromkeys(
@@ -79,14 +80,24 @@ class LLMRewriter:
         return self.model.id
 
     def rewrite(self, question: str) -> Rewrite:
-        """Rewrite one question; ``source`` says which path produced it; ``decomposition`` holds the predicates."""
-        d = self.decompose(question)
-        return Rewrite(question, str(d.to_tree()), d.to_tree(), d.source, d)
+        """Rewrite one question: one short model reply (the query line), validated against the grammar.
+
+        ``decomposition`` carries the natural-language predicate of each leaf
+        (``"museums in Porto"`` -> ``"{x} is a museum in Porto"``, from the
+        phrasing templates of ``rules.json``): what the OrLog oracle is asked.
+        """
+        check = lambda answer: validate_query(answer, question, max_leaves=self.max_leaves)  # noqa: E731
+        tree, source, tokens = self._ask(self.prompt, question, check)
+        if tree is None:
+            tree = self.fallback.tree(question)
+        decomposition = Decomposition.from_tree(tree, question, source)
+        decomposition = dataclasses.replace(decomposition, parse_tokens=tokens)
+        return Rewrite(question, str(tree), tree, source, decomposition)
 
     def decompose(self, question: str) -> Decomposition:
-        """Atoms (predicate + search phrase) and formula by the model, else from the rule rewrite."""
+        """Atoms (the model's own predicates and search phrases) and formula as JSON, else from the rules."""
         check = lambda answer: validate_decomposition(answer, question, max_atoms=self.max_leaves)  # noqa: E731
-        parts, source, tokens = self._ask(self.prompt, question, check)
+        parts, source, tokens = self._ask(self.decompose_prompt, question, check)
         if parts is None:
             return Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
         return Decomposition(question, *parts, source=source, parse_tokens=tokens)
