@@ -28,6 +28,7 @@ from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, N
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
 from ..encode import add_encoder_arguments, query_encoder_from_args
+from ..models import ModelError
 from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
 
 logger = logging.getLogger("logical_pyserini.search")
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         searcher = _build_searcher(args, normalizer)
         if reranker is not None and lucene_index is not None:
             require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, ModelError) as exc:  # one line, e.g. the model install command
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
