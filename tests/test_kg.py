@@ -323,3 +323,16 @@ def test_llm_with_a_tiny_transformer_never_crashes_on_garbage(tmp_path):
     result = ex.execute(compile_query("2in", ((0, (0,)), (1, (4, -2)))))
     assert result.scores.shape == (NE,) and result.info["prompts"] == 2
     assert result.info["generated_tokens"] > 0
+
+
+def test_benchmark_script_writes_a_results_table(tmp_path):
+    import subprocess
+    import sys
+
+    root = synonym_dataset(tmp_path / "syn")
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py"), "exact",
+                           "--data", str(root), "--per-type", "5", "--results", str(tmp_path / "res"),
+                           "--runs", str(tmp_path / "runs")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = (tmp_path / "res" / "kg_exact.md").read_text()
+    assert "| exact MRR | 100.0 | 100.0 |" in text and "queries/s" in text
