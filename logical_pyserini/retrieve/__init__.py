@@ -19,6 +19,7 @@ import importlib
 
 from ._base import LeafRetriever, LeafStatistics, exact_scores
 from ._cli import add_retriever_arguments, open_retrievers, retriever_indexes
+from ._boolean import boolean_query
 from ._faiss import FaissLeafScorer, check_faiss_index, read_docids
 from ._lucene import LeafHits, LuceneLeafScorer, check_lucene_index
 from ._mapped import MappedRetriever
@@ -29,7 +30,7 @@ _LAZY = {"HybridLeafRetriever": "._hybrid", "ImpactLeafScorer": "._impact"}
 
 __all__ = [
     "ENTRY_POINT_GROUP", "FaissLeafScorer", "HybridLeafRetriever", "ImpactLeafScorer", "LeafHits", "LeafRetriever",
-    "LeafStatistics", "LuceneLeafScorer", "MappedRetriever", "add_retriever_arguments", "open_retrievers",
+    "LeafStatistics", "boolean_query", "LuceneLeafScorer", "MappedRetriever", "add_retriever_arguments", "open_retrievers",
     "retriever_indexes", "calibration_keys", "check_faiss_index", "check_lucene_index", "exact_scores", "get_retriever",
     "read_docids", "register_retriever", "retriever_names", "unregister_retriever",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 from ._lucene import LuceneLeafScorer, check_lucene_index
 
 __all__ = ["ImpactLeafScorer"]
@@ -62,20 +62,24 @@ class ImpactLeafScorer(LuceneLeafScorer):
 
     def weights(self, text: str) -> dict[str, int]:
         """Query term -> integer weight, after Pyserini's filter (in the index, idf > 0)."""
+        encoded = self.encoder.encode(text)
         out: dict[str, int] = {}
-        for token, weight in self.encoder.encode(text).items():
-            df = self._reader.docFreq(self._term("contents", token))
-            if 0 < df < self.num_docs and int(weight) > 0:
-                out[token] = int(weight)
+        with jvm_lock:  # pyjnius calls (see jvm_lock)
+            for token, weight in encoded.items():
+                df = self._reader.docFreq(self._term("contents", token))
+                if 0 < df < self.num_docs and int(weight) > 0:
+                    out[token] = int(weight)
         return out
 
     def query(self, text: str):
         """``SHOULD`` clauses of ``TermQuery`` boosted by the query weight; ImpactSimilarity scores ``boost * tf``."""
-        builder = self._boolean()
-        for token, weight in self.weights(text).items():
-            builder.add(self._boost_query(self._term_query(self._term("contents", token)), float(weight)),
-                        self._should)
-        return builder.build()
+        weights = self.weights(text)
+        with jvm_lock:
+            builder = self._boolean()
+            for token, weight in weights.items():
+                builder.add(self._boost_query(self._term_query(self._term("contents", token)), float(weight)),
+                            self._should)
+            return builder.build()
 
     @staticmethod
     def build_index(input_dir: str | Path, index_dir: str | Path, threads: int = 1) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 from ._base import LeafRetriever
 
 logger = logging.getLogger(__name__)
@@ -127,12 +127,15 @@ class LuceneLeafScorer(LeafRetriever):
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
-        return self._generator.buildQuery("contents", self._analyzer, text)
+        with jvm_lock:
+            return self._generator.buildQuery("contents", self._analyzer, text)
 
     def search(self, text: str, k: int) -> LeafHits:
         """Top ``k`` documents of one leaf with exact scores."""
-        top = self._searcher.search(self.query(text), int(k))
-        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        with jvm_lock:
+            top = self._searcher.search(self.query(text), int(k))
+            payload = self._json.writeValueAsString(top)
+        score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
@@ -153,17 +156,20 @@ class LuceneLeafScorer(LeafRetriever):
         out = np.zeros(len(docs), dtype=np.float32)
         if len(docs) == 0:
             return out
-        weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
-        collector = self._collector_cls.create(len(docs), 2**31 - 1)
         seg_of = np.searchsorted(self._starts, docs, side="right") - 1
-        for seg in np.unique(seg_of):
-            ctx, base, max_doc = self._segments[seg]
-            bulk = weight.bulkScorer(ctx)
-            if bulk is None:  # no document of this segment matches the leaf
-                continue
-            accept = self._bitset_cls(_bitset_words(docs[seg_of == seg] - base, max_doc), max_doc)
-            bulk.score(collector.getLeafCollector(ctx), accept)
-        matched = json.loads(self._json.writeValueAsString(collector.topDocs()))["scoreDocs"]
+        segments = [(seg, _bitset_words(docs[seg_of == seg] - self._segments[seg][1], self._segments[seg][2]))
+                    for seg in np.unique(seg_of)]
+        with jvm_lock:  # weights, scorers and collectors are per-call Java objects (see jvm_lock)
+            weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+            collector = self._collector_cls.create(len(docs), 2**31 - 1)
+            for seg, words in segments:
+                ctx, _, max_doc = self._segments[seg]
+                bulk = weight.bulkScorer(ctx)
+                if bulk is None:  # no document of this segment matches the leaf
+                    continue
+                bulk.score(collector.getLeafCollector(ctx), self._bitset_cls(words, max_doc))
+            payload = self._json.writeValueAsString(collector.topDocs())
+        matched = json.loads(payload)["scoreDocs"]
         if matched:
             found = np.fromiter((sd["doc"] for sd in matched), dtype=np.int64, count=len(matched))
             values = np.array([sd["score"] for sd in matched], dtype=np.float32)
@@ -176,7 +182,8 @@ class LuceneLeafScorer(LeafRetriever):
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""
-        return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
+        with jvm_lock:
+            return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
 
     # -- docids ------------------------------------------------------------
     def _docid_storage(self) -> str:
@@ -191,7 +198,8 @@ class LuceneLeafScorer(LeafRetriever):
         """Collection docids of internal Lucene docids (cached)."""
         missing = sorted({int(d) for d in docs} - self._docid_cache.keys())
         if missing:
-            self._resolve(missing)
+            with jvm_lock:  # doc values iterators are per-call Java objects (see jvm_lock)
+                self._resolve(missing)
         return [self._docid_cache[int(d)] for d in docs]
 
     def _resolve(self, docs: list[int]) -> None:
@@ -218,10 +226,11 @@ class LuceneLeafScorer(LeafRetriever):
 
     def lucene_docid(self, docid: str) -> int | None:
         """Internal Lucene docid of a collection docid (None if absent)."""
-        top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
-            self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
-        docs = top.scoreDocs
-        return int(docs[0].doc) if len(docs) else None
+        with jvm_lock:
+            top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
+                self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
+            docs = top.scoreDocs
+            return int(docs[0].doc) if len(docs) else None
 
     def key(self, docid: str) -> int | None:
         return self.lucene_docid(docid)

@@ -34,6 +34,9 @@ from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, re
 
 logger = logging.getLogger("logical_pyserini.search")
 
+#: --plain modes: the bag-of-words baseline and the Boolean peer.
+PLAIN_MODES = ("text", "boolean")
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -76,9 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Per-retriever τ, λ from python -m logical_pyserini.calibrate; implies --normalize sigmoid.")
     p.add_argument("--k1", type=float, default=0.9, help="BM25 k1.")
     p.add_argument("--b", type=float, default=0.4, help="BM25 b.")
-    p.add_argument("--plain", action="store_true",
-                   help="Baseline on the topic text, operators ignored: LuceneSearcher.search (BM25), "
-                   "FaissSearcher.search (dense) or Pyserini's HybridSearcher fusion (both indexes).")
+    p.add_argument("--plain", nargs="?", const="text", default=None, choices=PLAIN_MODES,
+                   help="Baselines instead of logical search.  --plain (= text): the topic text, operators "
+                   "ignored: LuceneSearcher.search (BM25), FaissSearcher.search (dense) or Pyserini's "
+                   "HybridSearcher fusion (both indexes).  --plain boolean: the Boolean peer, the strict Lucene "
+                   "BooleanQuery of the parsed query (AND=MUST, OR=SHOULD with one required, NOT=MUST_NOT, "
+                   "BM25 bag-of-words leaves; needs --index), ranked by Lucene's BM25 sum.")
     rw = p.add_argument_group("rewriting (natural-language topics)")
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
@@ -157,8 +163,10 @@ def _check_usage(args: argparse.Namespace) -> str | None:
         return "give --index (Lucene), --dense-index (Faiss) or both"
     if args.encoder and not args.dense_index:
         return "--encoder needs --dense-index"
-    if args.rewrite and args.plain:
-        return "--rewrite produces logical queries; it cannot be combined with --plain"
+    if args.rewrite and args.plain == "text":
+        return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
+    if args.plain == "boolean" and not args.index:
+        return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
     return None
 
 
@@ -187,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: dict[str, str] = {}
     trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
     for qid, text in topics.items() if not rewriter else ():
-        if args.plain:
+        if args.plain == "text":
             trees[qid] = text
             continue
         try:
@@ -206,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     from ._output import open_run_writer
 
     plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
-    tag = args.run_tag or (plain_tag if args.plain else "logical")
+    tag = args.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(args.plain, "logical")
     empty: list[str] = []
     start = time.perf_counter()
     qids = list(trees)
@@ -277,19 +285,26 @@ def _rewrite_summary(rewriter) -> str:
 def _search_batch(searcher, batch, trees, args, failures) -> dict:
     """Search a batch; if the batch call fails, retry topic by topic so one
     bad topic cannot take the others down."""
-    if args.plain:
+    if args.plain == "text":
         return {qid: searcher.plain_search(trees[qid], args.hits) for qid in batch}
+    if args.plain == "boolean":
+        return _one_by_one(batch, lambda qid: searcher.boolean_search(trees[qid], args.hits), failures)
     try:
         return searcher.batch_search([trees[q] for q in batch], batch, args.hits, args.threads)
     except Exception:  # noqa: BLE001 - isolate the failing topic below
-        results = {}
-        for qid in batch:
-            try:
-                results[qid] = searcher.search(trees[qid], args.hits)
-            except Exception as exc:  # noqa: BLE001 - reported per topic, run continues
-                failures[qid] = f"{type(exc).__name__}: {exc}"
-                logger.error("qid %s: %s", qid, failures[qid])
-        return results
+        return _one_by_one(batch, lambda qid: searcher.search(trees[qid], args.hits), failures)
+
+
+def _one_by_one(batch, search, failures) -> dict:
+    """Search topic by topic; a failure is reported for its qid and the others go on."""
+    results = {}
+    for qid in batch:
+        try:
+            results[qid] = search(qid)
+        except Exception as exc:  # noqa: BLE001 - reported per topic, run continues
+            failures[qid] = f"{type(exc).__name__}: {exc}"
+            logger.error("qid %s: %s", qid, failures[qid])
+    return results
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..compose import Normalizer, Operators
-from ..query import Term
+from ..query import Node, Term, map_terms, parse_query
 from ..retrieve import HybridLeafRetriever, MappedRetriever, retriever_names
 from ._base import LogicalHit, LogicalSearchMixin
 from ._faiss_searcher import LogicalFaissSearcher
@@ -120,6 +120,12 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         depth = max(k, self.leaf_hits)
         return HybridSearcher._hybrid_results(self.dense.plain_search(q, depth), self.sparse.plain_search(q, depth),
                                               alpha=1.0, k=k, normalization=True)
+
+    def boolean_search(self, q: str | Node, k: int = 10) -> list:
+        """The Boolean peer on the Lucene index: a Boolean query is a Lucene construct, so every
+        leaf is a BM25 bag of words here whatever its prefix (see ``LogicalLuceneSearcher.boolean_search``)."""
+        tree = parse_query(q) if isinstance(q, str) else q
+        return self.sparse.boolean_search(map_terms(tree, lambda t: Term(t.text)), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _retrievers(self) -> dict:

@@ -6,10 +6,10 @@ import logging
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 from ..compose import Normalizer, Operators
-from ..query import Term
-from ..retrieve import LuceneLeafScorer, check_lucene_index
+from ..query import Node, Term, parse_query
+from ..retrieve import LuceneLeafScorer, boolean_query, check_lucene_index
 from ._base import LogicalHit, LogicalSearchMixin
 
 ensure_pyserini()
@@ -96,7 +96,36 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
 
     def plain_search(self, q: str, k: int = 10) -> list:
         """``LuceneSearcher.search`` on the raw text: the baseline that ignores operators."""
-        return LuceneSearcher.search(self, q, k)
+        with jvm_lock:
+            return LuceneSearcher.search(self, q, k)
+
+    def boolean_query(self, q: str | Node):
+        """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
+
+        AND -> MUST, OR -> SHOULD (at least one), NOT -> MUST_NOT, each leaf
+        the bag-of-words query ``LuceneSearcher.search`` builds; see
+        :func:`logical_pyserini.retrieve.boolean_query`.
+        """
+        tree = parse_query(q) if isinstance(q, str) else q
+
+        def leaf(term: Term):
+            if term.retriever not in (None, "bm25"):
+                raise ValueError(f"term {term} asks for a {term.retriever} retriever, but the Boolean peer is a "
+                                 "Lucene query of BM25 leaves")
+            return self.leaves.query(term.text)
+
+        with jvm_lock:  # the BooleanQuery builder is a per-call Java object (see jvm_lock)
+            return boolean_query(tree, leaf)
+
+    def boolean_search(self, q: str | Node, k: int = 10) -> list:
+        """The Boolean peer: ``LuceneSearcher.search`` on :meth:`boolean_query`.
+
+        Only documents that satisfy the logic strictly are returned, ranked by
+        Lucene's BM25 sum over the matching positive leaves (hits are
+        Pyserini's ``ScoredDoc``, like :meth:`plain_search`).
+        """
+        with jvm_lock:
+            return LuceneSearcher.search(self, self.boolean_query(q), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     leaf_retriever = "bm25"
@@ -110,7 +139,9 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         if term.retriever not in (None, "bm25"):
             return None  # another retriever, or an error the backend reports
         # One leaf is plain BM25: delegate, so the ranking is exactly Pyserini's.
-        return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self) for h in LuceneSearcher.search(self, term.text, k)]
+        with jvm_lock:
+            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)
+                    for h in LuceneSearcher.search(self, term.text, k)]
 
     def _docids(self, keys: np.ndarray) -> list[str]:
         return self.leaves.docids(keys)
