@@ -12,15 +12,32 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
+from ._base import LeafRetriever
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LeafHits", "LuceneLeafScorer"]
+__all__ = ["LeafHits", "LuceneLeafScorer", "check_lucene_index"]
+
+
+def check_lucene_index(index_dir: str | os.PathLike) -> Path:
+    """Fail with a clear message unless ``index_dir`` holds a Lucene index.
+
+    Pyserini itself prints "Unrecognized index name" and carries on, or raises
+    a Java stack trace; we want one sentence and a non-zero exit.
+    """
+    path = Path(index_dir)
+    if not path.is_dir():
+        raise FileNotFoundError(f"Lucene index not found: {index_dir} is not a directory")
+    if not any(p.name.startswith("segments_") for p in path.iterdir()):
+        raise FileNotFoundError(f"Lucene index not found: {index_dir} has no segments_N file (not a Lucene index?)")
+    return path
 
 
 @dataclass(frozen=True)
@@ -54,8 +71,8 @@ def _bitset_words(local_docs: np.ndarray, max_doc: int) -> list[int]:
     return words.view(np.int64).tolist()
 
 
-class LuceneLeafScorer:
-    """Runs leaf sub-searches and exact scoring against one Lucene index.
+class LuceneLeafScorer(LeafRetriever):
+    """BM25 leaves (registry name ``bm25``): sub-searches and exact scoring against one Lucene index.
 
     Parameters
     ----------
@@ -69,6 +86,9 @@ class LuceneLeafScorer:
     similarity : Java Similarity, optional
         Default BM25 with k1=0.9, b=0.4 (Anserini's default).
     """
+
+    name = "bm25"
+    index_option = "--index"
 
     def __init__(self, index_dir: str, analyzer=None, similarity=None):
         ensure_pyserini()
@@ -107,12 +127,15 @@ class LuceneLeafScorer:
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
-        return self._generator.buildQuery("contents", self._analyzer, text)
+        with jvm_lock:
+            return self._generator.buildQuery("contents", self._analyzer, text)
 
     def search(self, text: str, k: int) -> LeafHits:
         """Top ``k`` documents of one leaf with exact scores."""
-        top = self._searcher.search(self.query(text), int(k))
-        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        with jvm_lock:
+            top = self._searcher.search(self.query(text), int(k))
+            payload = self._json.writeValueAsString(top)
+        score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
@@ -133,17 +156,20 @@ class LuceneLeafScorer:
         out = np.zeros(len(docs), dtype=np.float32)
         if len(docs) == 0:
             return out
-        weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
-        collector = self._collector_cls.create(len(docs), 2**31 - 1)
         seg_of = np.searchsorted(self._starts, docs, side="right") - 1
-        for seg in np.unique(seg_of):
-            ctx, base, max_doc = self._segments[seg]
-            bulk = weight.bulkScorer(ctx)
-            if bulk is None:  # no document of this segment matches the leaf
-                continue
-            accept = self._bitset_cls(_bitset_words(docs[seg_of == seg] - base, max_doc), max_doc)
-            bulk.score(collector.getLeafCollector(ctx), accept)
-        matched = json.loads(self._json.writeValueAsString(collector.topDocs()))["scoreDocs"]
+        segments = [(seg, _bitset_words(docs[seg_of == seg] - self._segments[seg][1], self._segments[seg][2]))
+                    for seg in np.unique(seg_of)]
+        with jvm_lock:  # weights, scorers and collectors are per-call Java objects (see jvm_lock)
+            weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+            collector = self._collector_cls.create(len(docs), 2**31 - 1)
+            for seg, words in segments:
+                ctx, _, max_doc = self._segments[seg]
+                bulk = weight.bulkScorer(ctx)
+                if bulk is None:  # no document of this segment matches the leaf
+                    continue
+                bulk.score(collector.getLeafCollector(ctx), self._bitset_cls(words, max_doc))
+            payload = self._json.writeValueAsString(collector.topDocs())
+        matched = json.loads(payload)["scoreDocs"]
         if matched:
             found = np.fromiter((sd["doc"] for sd in matched), dtype=np.int64, count=len(matched))
             values = np.array([sd["score"] for sd in matched], dtype=np.float32)
@@ -156,7 +182,8 @@ class LuceneLeafScorer:
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""
-        return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
+        with jvm_lock:
+            return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
 
     # -- docids ------------------------------------------------------------
     def _docid_storage(self) -> str:
@@ -171,7 +198,8 @@ class LuceneLeafScorer:
         """Collection docids of internal Lucene docids (cached)."""
         missing = sorted({int(d) for d in docs} - self._docid_cache.keys())
         if missing:
-            self._resolve(missing)
+            with jvm_lock:  # doc values iterators are per-call Java objects (see jvm_lock)
+                self._resolve(missing)
         return [self._docid_cache[int(d)] for d in docs]
 
     def _resolve(self, docs: list[int]) -> None:
@@ -198,10 +226,14 @@ class LuceneLeafScorer:
 
     def lucene_docid(self, docid: str) -> int | None:
         """Internal Lucene docid of a collection docid (None if absent)."""
-        top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
-            self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
-        docs = top.scoreDocs
-        return int(docs[0].doc) if len(docs) else None
+        with jvm_lock:
+            top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
+                self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
+            docs = top.scoreDocs
+            return int(docs[0].doc) if len(docs) else None
+
+    def key(self, docid: str) -> int | None:
+        return self.lucene_docid(docid)
 
     def close(self) -> None:
         self._reader.close()
