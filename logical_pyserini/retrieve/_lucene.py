@@ -10,6 +10,7 @@ values, with a cache.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -21,6 +22,9 @@ from .._bootstrap import ensure_pyserini
 logger = logging.getLogger(__name__)
 
 __all__ = ["LeafHits", "LuceneLeafScorer"]
+
+# Above this depth a leaf search first counts its matches (one cheap call).
+_COUNT_FIRST = 4096
 
 
 @dataclass(frozen=True)
@@ -99,26 +103,61 @@ class LuceneLeafScorer:
         self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
         self._id_kind = self._docid_storage()
         self._docid_cache: dict[int, str] = {}
+        self._score_doc = autoclass("org.apache.lucene.search.ScoreDoc")
+        # A logical search touches each leaf several times (growing depth, exact
+        # scores); building a query goes through pyjnius overload resolution and
+        # the analyzer, so recent queries and weights are kept (thread-safe caches).
+        self._cached_query = functools.lru_cache(maxsize=256)(self._build_query)
+        self._cached_weight = functools.lru_cache(maxsize=256)(self._build_weight)
         self.num_docs = int(self._reader.numDocs())
+        self.max_doc = int(self._reader.maxDoc())
+        self._boolean = autoclass("org.apache.lucene.search.BooleanQuery$Builder")
+        self._occur = autoclass("org.apache.lucene.search.BooleanClause$Occur")
+        self._match_all = autoclass("org.apache.lucene.search.MatchAllDocsQuery")()
 
     # -- queries -----------------------------------------------------------
     def set_similarity(self, similarity) -> None:
         self._searcher.setSimilarity(similarity)
+        self._cached_weight.cache_clear()
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
+        return self._cached_query(text)
+
+    def _build_query(self, text: str):
         return self._generator.buildQuery("contents", self._analyzer, text)
 
-    def search(self, text: str, k: int) -> LeafHits:
-        """Top ``k`` documents of one leaf with exact scores."""
-        top = self._searcher.search(self.query(text), int(k))
+    def _build_weight(self, text: str):
+        return self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+
+    def search(self, text: str, k: int, after: LeafHits | None = None) -> LeafHits:
+        """Top ``k`` documents of one leaf with exact scores.
+
+        With ``after`` (this leaf's top hits at a smaller depth), only the hits
+        beyond it cross from Java (``IndexSearcher.searchAfter``) and the
+        returned list is ``after`` extended to depth ``k``.
+        """
+        query = self.query(text)
+        done = 0 if after is None else len(after.docs)
+        if after is not None and (after.complete or done >= k):
+            return after
+        want = int(k) - done
+        if want > _COUNT_FIRST:  # a collector for k hits preallocates k entries: size it to the matches
+            want = min(want, int(self._searcher.count(query)) - done + 1)
+        if done:
+            last = self._score_doc(int(after.docs[-1]), float(after.scores[-1]))
+            top = self._searcher.searchAfter(last, query, want)
+        else:
+            top = self._searcher.search(query, want)
         score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
-        if n == 0:
+        if n == 0 and not done:
             logger.warning("term %r matches no document (are all its words stopwords?)", text)
-        return LeafHits(docs, scores, complete=n < k)
+        if done:
+            docs, scores = np.concatenate([after.docs, docs]), np.concatenate([after.scores, scores])
+        return LeafHits(docs, scores, complete=n < want)
 
     def score(self, text: str, docs: np.ndarray) -> np.ndarray:
         """Exact BM25 score of ``text`` for each of ``docs`` (0 where it does not match).
@@ -133,7 +172,7 @@ class LuceneLeafScorer:
         out = np.zeros(len(docs), dtype=np.float32)
         if len(docs) == 0:
             return out
-        weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+        weight = self._cached_weight(text)
         collector = self._collector_cls.create(len(docs), 2**31 - 1)
         seg_of = np.searchsorted(self._starts, docs, side="right") - 1
         for seg in np.unique(seg_of):
@@ -153,6 +192,28 @@ class LuceneLeafScorer:
             hit = found[order[pos]] == docs
             out[hit] = values[order[pos[hit]]]
         return out
+
+    def first_docs(self, texts: list[str], k: int, matching: bool) -> np.ndarray:
+        """The first ``k`` documents (by internal docid) that match any of ``texts``
+        (``matching``) or none of them.
+
+        One Lucene search with no scoring clause (filter clauses only): every
+        score is equal, so the top-k collector keeps the lowest docids and
+        stops early.
+        """
+        builder = self._boolean()
+        if matching:
+            inner = self._boolean()
+            for text in texts:
+                inner.add(self.query(text), self._occur.SHOULD)
+            builder.add(inner.build(), self._occur.FILTER)
+        else:
+            builder.add(self._match_all, self._occur.FILTER)
+            for text in texts:
+                builder.add(self.query(text), self._occur.MUST_NOT)
+        top = self._searcher.search(builder.build(), int(k))
+        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        return np.sort(np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs)))
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""

@@ -19,6 +19,7 @@ import numpy as np
 from ..compose import Normalizer, Operators, explain_tree
 from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, parse_query
 from ._pipeline import LeafBackend, Pool, score_pool
+from ._topk import TopKStats, supports_topk, topk
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "check_retriever"]
 
@@ -116,8 +117,15 @@ class LogicalSearchMixin:
     operators: Operators
     normalizer: Normalizer
     leaf_hits: int
+    #: Rank the union of each positive leaf's top ``leaf_hits`` instead of the exact
+    #: top-k over the whole collection (the only choice for ``minmax``).
+    pooled: bool = False
+    #: Set to a :class:`TopKStats` to record what the last exact search did.
+    topk_stats: TopKStats | None = None
 
-    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int) -> None:
+    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int,
+               pooled: bool = False) -> None:
+        self.pooled = bool(pooled)
         self.operators = operators or Operators()
         self.normalizer = normalize if isinstance(normalize, Normalizer) else Normalizer(normalize)
         if leaf_hits < 1:
@@ -192,7 +200,14 @@ class LogicalSearchMixin:
             hits = self._single_leaf(tree, k)
             if hits is not None:
                 return hits
-        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits)
+        normalizer = self._leaf_normalizer
+        if not self.pooled and supports_topk(backend, normalizer):
+            stats = TopKStats() if self.topk_stats is not None else None
+            pool = topk(tree, backend, self.operators, normalizer, k, stats)
+            if stats is not None:
+                self.topk_stats = stats
+        else:
+            pool = score_pool(tree, backend, self.operators, normalizer, self.leaf_hits)
         return self._hits(pool, k)
 
     def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:

@@ -37,21 +37,33 @@ def check_lucene_index(index_dir: str | os.PathLike) -> Path:
 
 
 class _LuceneBackend:
-    """Adapts :class:`LuceneLeafScorer` to the pipeline's backend protocol."""
+    """Adapts :class:`LuceneLeafScorer` to the pipeline's backend protocol.
+
+    BM25 leaf lists are exact and a document missing from a complete list
+    scores 0, so exact top-k (:func:`~logical_pyserini.search.topk`) applies.
+    """
+
+    exact_topk = True
+    floor = 0.0
+    extends = True  # search(term, k, after) extends an earlier list
 
     def __init__(self, scorer: LuceneLeafScorer):
         self.scorer = scorer
+        self.num_docs = scorer.max_doc
 
     @staticmethod
     def _check(term: Term) -> None:
         check_retriever(term, "bm25", "Lucene", "use LogicalHybridSearcher / --dense-index")
 
-    def search(self, term: Term, k: int) -> LeafHits:
+    def search(self, term: Term, k: int, after: LeafHits | None = None) -> LeafHits:
         self._check(term)
-        return self.scorer.search(term.text, k)
+        return self.scorer.search(term.text, k, after)
 
     def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
         return self.scorer.score(term.text, docs)
+
+    def first_docs(self, terms: list[Term], k: int, matching: bool) -> np.ndarray:
+        return self.scorer.first_docs([t.text for t in terms], k, matching)
 
     def retriever(self, term: Term) -> str:
         return "bm25"
@@ -60,10 +72,13 @@ class _LuceneBackend:
 class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     """Logical search over a Lucene index with BM25 leaves.
 
-    Each distinct leaf of the query runs once as a BM25 sub-search; the
-    candidates are the union of the hits of the positive leaves; every
-    candidate gets the exact BM25 score of every leaf; scores are normalised
-    into [0, 1] and combined by the operator tree.  ``search``,
+    Leaf BM25 scores are normalised into [0, 1] and combined by the operator
+    tree.  By default the answer is the exact top-k over the whole collection
+    (documents scoring above 0, ties by index order), found by a threshold
+    algorithm that searches each distinct leaf a few times at growing depth
+    and scores only the documents that can still qualify; with
+    ``pooled=True`` the candidates are the union of the positive leaves' top
+    ``leaf_hits`` hits.  ``search``,
     ``batch_search`` and ``explain`` come from :class:`LogicalSearchMixin`.
 
     Parameters
@@ -76,7 +91,13 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     normalize : str or Normalizer, optional
         Leaf score normalisation (default ``max``).
     leaf_hits : int, optional
-        Depth of every leaf sub-search (default 1000).
+        Depth of every leaf sub-search when ``pooled`` (default 1000).
+    pooled : bool, optional
+        False (default): the exact top-k over the whole collection, as if every
+        document were scored on every leaf (see :func:`~logical_pyserini.search.topk`).
+        True: rank only the union of the positive leaves' top ``leaf_hits``
+        (faster at large depths, not exact).  ``minmax`` normalisation has no
+        safe bound and is always pooled.
 
     Examples
     --------
@@ -91,10 +112,11 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         operators: Operators | None = None,
         normalize: str | Normalizer = "max",
         leaf_hits: int = 1000,
+        pooled: bool = False,
     ):
         check_lucene_index(index_dir)
         super().__init__(str(index_dir))
-        self._setup(operators, normalize, leaf_hits)
+        self._setup(operators, normalize, leaf_hits, pooled)
         self.leaves = LuceneLeafScorer(str(index_dir), analyzer=self.object.get_analyzer(),
                                        similarity=self.object.get_similarity())
         self._lucene_backend = _LuceneBackend(self.leaves)
