@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import subprocess
+import threading
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -34,6 +35,19 @@ MIN_JAVA = 21
 _VECTOR_OPTION = "--add-modules=jdk.incubator.vector"
 _HEAP_ENV = "LOGICAL_PYSERINI_JAVA_HEAP"
 _done = False
+
+jvm_lock = threading.RLock()
+"""Held around every sequence of pyjnius calls that can run in several threads.
+
+pyjnius binds a Java method to its object by storing the object on the method
+descriptor that all instances of the Java class share (``JavaMethod.__get__``
+sets ``self.j_self``; pyjnius 1.9 marks it "XXX FIXME").  Two Python threads
+calling the same method on different Java objects can therefore run it on the
+other thread's object, or on an object whose global reference the other
+thread's rebinding has just deleted (wrong docids, NullPointerExceptions,
+native crashes).  Serialising the calls is the only safe use; Python work
+(parsing, numpy, composition) still overlaps between threads.
+"""
 
 
 def _java_major(java_home: str | os.PathLike) -> int | None:

@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     plan = {
         # What a user types, searched with plain BM25: the baseline.
         "bm25": ["--topics", str(data / "topics.natural.tsv"), "--plain", "--run-tag", "bm25"],
+        # The Boolean peer: the same logical queries as a strict Lucene BooleanQuery (what a user would
+        # hand-build instead of logical search).
+        "boolean": ["--topics", str(data / "topics.logical.tsv"), "--plain", "boolean", "--run-tag", "boolean"],
         # The same needs written in the logical query language.
         "logical": ["--topics", str(data / "topics.logical.tsv"), "--run-tag", "logical"],
         # The questions rewritten by the embedded rule rewriter, then searched logically.

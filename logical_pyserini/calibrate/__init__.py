@@ -1,6 +1,7 @@
 """Score calibration ``σ((s - τ) λ)`` per retriever (seed 001, appendix E).
 
-``python -m logical_pyserini.calibrate --index DIR [--dense-index DIR] --topics FILE --qrels FILE --output calib.json``
+``python -m logical_pyserini.calibrate --index DIR|NAME [--dense-index DIR|NAME] --topics FILE|NAME
+--qrels FILE|NAME --output calib.json``
 writes the file that ``python -m logical_pyserini.search --calibration`` reads.
 """
 

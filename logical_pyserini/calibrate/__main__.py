@@ -16,8 +16,8 @@ import datetime
 import logging
 import sys
 import time
-from pathlib import Path
 
+from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..query import QuerySyntaxError, parse_query
 
 logger = logging.getLogger("logical_pyserini.calibrate")
@@ -30,11 +30,16 @@ def build_parser() -> argparse.ArgumentParser:
         "(scikit-learn logistic regression) and write it as JSON for search --calibration.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--index", default=None, metavar="DIR", help="Lucene index (calibrates bm25).")
-    p.add_argument("--dense-index", default=None, metavar="DIR", help="Faiss index (calibrates dense).")
+    p.add_argument("--index", default=None, metavar="DIR|NAME",
+                   help="Lucene index or Pyserini prebuilt BM25 index name (calibrates bm25).")
+    p.add_argument("--dense-index", default=None, metavar="DIR|NAME",
+                   help="Faiss index or Pyserini prebuilt Faiss index name (calibrates dense).")
     p.add_argument("--encoder", default=None, metavar="NAME", help="Query encoder of --dense-index.")
-    p.add_argument("--topics", required=True, metavar="FILE", help="Logical topics (TSV or JSONL).")
-    p.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels of the topics.")
+    add_encoder_arguments(p)
+    p.add_argument("--topics", required=True, metavar="FILE|NAME",
+                   help="Logical topics (TSV or JSONL), or a Pyserini topics name.")
+    p.add_argument("--qrels", required=True, metavar="FILE|NAME", help="TREC qrels of the topics, or a Pyserini "
+                   "qrels name.")
     p.add_argument("--output", required=True, metavar="FILE", help="Calibration JSON to write.")
     p.add_argument("--depth", type=int, default=100, metavar="NUM",
                    help="Leaf search depth that negatives are drawn from.")
@@ -60,7 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --depth and --negatives-per-positive must be positive", file=sys.stderr)
         return 2
     start = time.perf_counter()
+    index_specs = {"index": args.index, "dense_index": args.dense_index, "encoder": args.encoder}
     try:
+        from .._resources import resolve_cli_indexes
+
+        lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
+        args.index, args.dense_index = (str(r.path) if r else None for r in (lucene, dense))
+        args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
         topics, qrels = _read(args)
         retrievers = _retrievers(args)
         from ._fit import fit_sigmoid, write_calibration
@@ -77,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         "created": datetime.datetime.now().isoformat(timespec="seconds"),
         "model": "P(relevant | s) = sigmoid((s - tau) * lambda); sklearn LogisticRegression on standardised s",
         "labelling": "leaves whose truth value the topic's judgement forces (see logical_pyserini.calibrate._pairs)",
-        "topics": str(args.topics), "qrels": str(args.qrels), "index": args.index,
-        "dense_index": args.dense_index, "encoder": args.encoder,
+        "topics": str(args.topics), "qrels": str(args.qrels), **index_specs,
         "topics_used": pairs.topics_used, "pairs": len(labels), "positive": int(labels.sum()),
         "negative": int(len(labels) - labels.sum()), "conflicting_pairs_dropped": pairs.conflicts,
         "unknown_relevant_docids": pairs.unknown_docids, "depth": args.depth,
@@ -97,18 +107,16 @@ def main(argv: list[str] | None = None) -> int:
 def _read(args: argparse.Namespace) -> tuple[dict, dict]:
     import ir_measures
 
-    from .._topics import read_topics
+    from .._resources import resolve_qrels, resolve_topics
 
     topics = {}
-    for qid, text in read_topics(args.topics).items():
+    for qid, text in resolve_topics(args.topics).items():
         try:
             topics[qid] = parse_query(text)
         except QuerySyntaxError as exc:
             logger.warning("qid %s skipped: %s", qid, str(exc).splitlines()[0])
     qrels: dict[str, dict[str, int]] = {}
-    if not Path(args.qrels).is_file():
-        raise FileNotFoundError(f"qrels file not found: {args.qrels}")
-    for q in ir_measures.read_trec_qrels(str(args.qrels)):
+    for q in ir_measures.read_trec_qrels(resolve_qrels(args.qrels)):
         qrels.setdefault(q.query_id, {})[q.doc_id] = int(q.relevance)
     if not set(topics) & set(qrels):
         raise ValueError(f"no topic of {args.topics} is judged in {args.qrels}")

@@ -7,9 +7,10 @@ is deliberately noisy (about 13% of attribute mentions are paraphrased without
 the query term, about 8% of documents name an attribute they lack in a
 contrastive or negated sentence, lengths and term frequencies vary), so BM25
 leaves miss and over-match the way they do on real text.  It is produced by
-:mod:`logical_pyserini.data._demo` (``noise_records()`` gives the per-document
-record of the noise); rebuild it with
-``python -m logical_pyserini.data._demo --output DIR``.
+``scripts/make_demo_data.py`` in the source tree (its vocabulary and query
+templates are data files in ``scripts/demo_data/``; ``noise_records()`` there
+gives the per-document record of the noise); rebuild it with
+``python scripts/make_demo_data.py --output DIR``.
 
 Files in ``DEMO_DIR``:
 

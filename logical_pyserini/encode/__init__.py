@@ -4,9 +4,11 @@
 it needs pyserini, which starts the JVM.
 """
 
+from ._cli import add_encoder_arguments, query_encoder_from_args
 from ._sentence import DEFAULT_ENCODER, SentenceEncoder, resolve_encoder_path
 
-__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "SentenceQueryEncoder", "resolve_encoder_path"]
+__all__ = ["DEFAULT_ENCODER", "SentenceEncoder", "SentenceQueryEncoder", "add_encoder_arguments",
+           "query_encoder_from_args", "resolve_encoder_path"]
 
 
 def __getattr__(name: str):

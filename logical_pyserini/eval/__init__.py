@@ -1,5 +1,18 @@
-"""Evaluation: ir_measures over TREC runs, overall and broken down by query structure."""
+"""Evaluation: ir_measures over TREC runs, overall and broken down by query structure; paired sign tests."""
 
-from ._evaluate import DEFAULT_MEASURES, EvalRow, evaluate_runs, format_table, read_groups
+from ._evaluate import (
+    DEFAULT_MEASURES,
+    MEASURE_PRESETS,
+    EvalRow,
+    SignTestRow,
+    evaluate_runs,
+    format_sign_tests,
+    format_table,
+    per_query_values,
+    read_groups,
+    sign_test,
+    sign_tests,
+)
 
-__all__ = ["DEFAULT_MEASURES", "EvalRow", "evaluate_runs", "format_table", "read_groups"]
+__all__ = ["DEFAULT_MEASURES", "MEASURE_PRESETS", "EvalRow", "SignTestRow", "evaluate_runs", "format_sign_tests",
+           "format_table", "per_query_values", "read_groups", "sign_test", "sign_tests"]

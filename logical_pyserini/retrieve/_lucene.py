@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +117,14 @@ class LuceneLeafScorer:
 
     # -- queries -----------------------------------------------------------
     def set_similarity(self, similarity) -> None:
-        self._searcher.setSimilarity(similarity)
-        self._cached_weight.cache_clear()
+        with jvm_lock:
+            self._searcher.setSimilarity(similarity)
+            self._cached_weight.cache_clear()
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
-        return self._cached_query(text)
+        with jvm_lock:
+            return self._cached_query(text)
 
     def _build_query(self, text: str):
         return self._generator.buildQuery("contents", self._analyzer, text)
@@ -137,19 +139,21 @@ class LuceneLeafScorer:
         beyond it cross from Java (``IndexSearcher.searchAfter``) and the
         returned list is ``after`` extended to depth ``k``.
         """
-        query = self.query(text)
         done = 0 if after is None else len(after.docs)
         if after is not None and (after.complete or done >= k):
             return after
         want = int(k) - done
-        if want > _COUNT_FIRST:  # a collector for k hits preallocates k entries: size it to the matches
-            want = min(want, int(self._searcher.count(query)) - done + 1)
-        if done:
-            last = self._score_doc(int(after.docs[-1]), float(after.scores[-1]))
-            top = self._searcher.searchAfter(last, query, want)
-        else:
-            top = self._searcher.search(query, want)
-        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        with jvm_lock:
+            query = self.query(text)
+            if want > _COUNT_FIRST:  # a collector for k hits preallocates k entries: size it to the matches
+                want = min(want, int(self._searcher.count(query)) - done + 1)
+            if done:
+                last = self._score_doc(int(after.docs[-1]), float(after.scores[-1]))
+                top = self._searcher.searchAfter(last, query, want)
+            else:
+                top = self._searcher.search(query, want)
+            payload = self._json.writeValueAsString(top)
+        score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
@@ -172,17 +176,20 @@ class LuceneLeafScorer:
         out = np.zeros(len(docs), dtype=np.float32)
         if len(docs) == 0:
             return out
-        weight = self._cached_weight(text)
-        collector = self._collector_cls.create(len(docs), 2**31 - 1)
         seg_of = np.searchsorted(self._starts, docs, side="right") - 1
-        for seg in np.unique(seg_of):
-            ctx, base, max_doc = self._segments[seg]
-            bulk = weight.bulkScorer(ctx)
-            if bulk is None:  # no document of this segment matches the leaf
-                continue
-            accept = self._bitset_cls(_bitset_words(docs[seg_of == seg] - base, max_doc), max_doc)
-            bulk.score(collector.getLeafCollector(ctx), accept)
-        matched = json.loads(self._json.writeValueAsString(collector.topDocs()))["scoreDocs"]
+        segments = [(seg, _bitset_words(docs[seg_of == seg] - self._segments[seg][1], self._segments[seg][2]))
+                    for seg in np.unique(seg_of)]
+        with jvm_lock:  # weights, scorers and collectors are per-call Java objects (see jvm_lock)
+            weight = self._cached_weight(text)
+            collector = self._collector_cls.create(len(docs), 2**31 - 1)
+            for seg, words in segments:
+                ctx, _, max_doc = self._segments[seg]
+                bulk = weight.bulkScorer(ctx)
+                if bulk is None:  # no document of this segment matches the leaf
+                    continue
+                bulk.score(collector.getLeafCollector(ctx), self._bitset_cls(words, max_doc))
+            payload = self._json.writeValueAsString(collector.topDocs())
+        matched = json.loads(payload)["scoreDocs"]
         if matched:
             found = np.fromiter((sd["doc"] for sd in matched), dtype=np.int64, count=len(matched))
             values = np.array([sd["score"] for sd in matched], dtype=np.float32)
@@ -201,23 +208,25 @@ class LuceneLeafScorer:
         score is equal, so the top-k collector keeps the lowest docids and
         stops early.
         """
-        builder = self._boolean()
-        if matching:
-            inner = self._boolean()
-            for text in texts:
-                inner.add(self.query(text), self._occur.SHOULD)
-            builder.add(inner.build(), self._occur.FILTER)
-        else:
-            builder.add(self._match_all, self._occur.FILTER)
-            for text in texts:
-                builder.add(self.query(text), self._occur.MUST_NOT)
-        top = self._searcher.search(builder.build(), int(k))
-        score_docs = json.loads(self._json.writeValueAsString(top))["scoreDocs"]
+        with jvm_lock:
+            builder = self._boolean()
+            if matching:
+                inner = self._boolean()
+                for text in texts:
+                    inner.add(self.query(text), self._occur.SHOULD)
+                builder.add(inner.build(), self._occur.FILTER)
+            else:
+                builder.add(self._match_all, self._occur.FILTER)
+                for text in texts:
+                    builder.add(self.query(text), self._occur.MUST_NOT)
+            payload = self._json.writeValueAsString(self._searcher.search(builder.build(), int(k)))
+        score_docs = json.loads(payload)["scoreDocs"]
         return np.sort(np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs)))
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""
-        return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
+        with jvm_lock:
+            return float(self._searcher.explain(self.query(text), int(doc)).getValue().floatValue())
 
     # -- docids ------------------------------------------------------------
     def _docid_storage(self) -> str:
@@ -232,7 +241,8 @@ class LuceneLeafScorer:
         """Collection docids of internal Lucene docids (cached)."""
         missing = sorted({int(d) for d in docs} - self._docid_cache.keys())
         if missing:
-            self._resolve(missing)
+            with jvm_lock:  # doc values iterators are per-call Java objects (see jvm_lock)
+                self._resolve(missing)
         return [self._docid_cache[int(d)] for d in docs]
 
     def _resolve(self, docs: list[int]) -> None:
@@ -259,10 +269,11 @@ class LuceneLeafScorer:
 
     def lucene_docid(self, docid: str) -> int | None:
         """Internal Lucene docid of a collection docid (None if absent)."""
-        top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
-            self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
-        docs = top.scoreDocs
-        return int(docs[0].doc) if len(docs) else None
+        with jvm_lock:
+            top = self._searcher.search(self._autoclass("org.apache.lucene.search.TermQuery")(
+                self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
+            docs = top.scoreDocs
+            return int(docs[0].doc) if len(docs) else None
 
     def close(self) -> None:
         self._reader.close()

@@ -20,7 +20,8 @@ import logging
 import sys
 from pathlib import Path
 
-from .._topics import TopicsError, read_topics
+from .._resources import resolve_topics
+from .._topics import TopicsError
 from ._factory import SPEC_HELP, get_rewriter
 
 __all__ = ["main"]
@@ -30,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m logical_pyserini.rewrite",
         description="Rewrite natural-language topics into logical queries (AND / OR / NOT).",
     )
-    ap.add_argument("--topics", required=True, type=Path, help="TSV (qid<TAB>question) or JSONL topics")
+    ap.add_argument("--topics", required=True, type=Path, help="TSV (qid<TAB>question) or JSONL topics, or a Pyserini topics name (dl19-passage, ...)")
     ap.add_argument("--output", required=True, type=Path, help="logical topics TSV to write")
     ap.add_argument("--rewriter", default="rules", help=f"{SPEC_HELP} (default: rules)")
     ap.add_argument("--cache", type=Path, help="JSONL cache of model rewrites (LLM rewriters)")
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        topics = read_topics(args.topics)
+        topics = resolve_topics(args.topics)
         rewriter = get_rewriter(
             args.rewriter,
             cache=args.cache,

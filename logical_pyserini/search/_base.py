@@ -10,7 +10,7 @@ delegated to Pyserini so that it ranks exactly as Pyserini does.
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,10 @@ class LogicalHit:
                 f"hit {self.docid!r} comes from a dense-only search: no Lucene index stores its text "
                 "(use LogicalHybridSearcher, or look the docid up in your corpus)"
             )
-        return self._searcher.object.doc(int(self.lucene_docid))
+        from .._bootstrap import jvm_lock
+
+        with jvm_lock:
+            return self._searcher.object.doc(int(self.lucene_docid))
 
     @property
     def raw(self) -> str | None:
@@ -254,14 +257,7 @@ class LogicalSearchMixin:
         if threads <= 1:
             return {qid: self._search_tree(tree, k, backend) for qid, tree in zip(qids, trees)}
 
-        def run(tree: Node) -> list[LogicalHit]:
-            try:
-                return self._search_tree(tree, k, backend)
-            finally:
-                self._release_thread()
-
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            results = list(pool.map(run, trees))
+        results = _in_threads(lambda tree: self._search_tree(tree, k, backend), trees, threads, self._release_thread)
         return dict(zip(qids, results))
 
     def explain(self, q: str | Node, docid: str) -> dict:
@@ -295,6 +291,44 @@ class LogicalSearchMixin:
         _annotate_leaves(tree, report, backend, np.array([key], dtype=np.int64))
         report.update(docid=docid, score=report["value"], candidate=bool(pool.is_candidate[index]))
         return report
+
+
+def _in_threads(func, items: list, threads: int, release) -> list:
+    """``[func(x) for x in items]`` on ``threads`` worker threads, in order.
+
+    Each worker calls ``release`` once, when it has no more work, so a thread
+    attached to the JVM detaches before it ends (a pool that detaches after
+    every task re-attaches on its next Java call and may end attached).  The
+    first exception is re-raised after all workers stop.
+    """
+    results: list = [None] * len(items)
+    errors: list[BaseException] = []
+    claim = iter(range(len(items)))
+    claim_lock = threading.Lock()
+
+    def work() -> None:
+        try:
+            while not errors:
+                with claim_lock:
+                    i = next(claim, None)
+                if i is None:
+                    return
+                try:
+                    results[i] = func(items[i])
+                except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                    errors.append(exc)
+        finally:
+            release()
+
+    workers = [threading.Thread(target=work, name=f"logical-search-{n}", daemon=True)
+               for n in range(min(threads, len(items)))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def _annotate_leaves(node: Node, report: dict, backend: LeafBackend, doc: np.ndarray) -> None:

@@ -128,6 +128,24 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
         self._dense_backend = _DenseBackend(self.leaves)
         _warn_on_other_encoder(index_dir, encoder)
 
+    @classmethod
+    def from_prebuilt_index(cls, prebuilt_index_name: str, query_encoder: QueryEncoder | SentenceEncoder | str,
+                            operators: Operators | None = None, normalize: str | Normalizer = "max",
+                            leaf_hits: int = 1000) -> "LogicalFaissSearcher":
+        """A searcher over one of Pyserini's prebuilt Faiss indexes, from Pyserini's cache.
+
+        ``query_encoder`` is the model the index was encoded with: a Pyserini
+        ``QueryEncoder`` object or a local model directory (nothing is
+        downloaded from a model hub).  Raises like
+        :meth:`LogicalLuceneSearcher.from_prebuilt_index`.
+        """
+        from .._resources import resolve_cli_indexes
+
+        _, resource = resolve_cli_indexes(None, prebuilt_index_name, query_encoder)
+        searcher = cls(str(resource.path), query_encoder, operators, normalize, leaf_hits)
+        searcher.prebuilt_index_name = prebuilt_index_name
+        return searcher
+
     def plain_search(self, q: str, k: int = 10) -> list:
         """``FaissSearcher.search`` on the raw text: the baseline that ignores operators."""
         return FaissSearcher.search(self, q, k)

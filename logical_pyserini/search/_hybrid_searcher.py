@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from ..compose import Normalizer, Operators
-from ..query import RETRIEVERS, Node, Term, distinct_terms
+from ..query import RETRIEVERS, Node, Term, distinct_terms, map_terms, parse_query
 from ..retrieve import LeafHits
 from ._base import LeafNormalizer, LogicalHit, LogicalSearchMixin
 from ._faiss_searcher import LogicalFaissSearcher, _DenseBackend
@@ -163,6 +163,22 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         self._sparse_part = _SparsePart(self.sparse.leaves)
         self._dense_part = _DensePart(self.dense.leaves, row_of=self._row_of, key_of=self._lucene_of)
 
+    @classmethod
+    def from_prebuilt_index(cls, lucene_index: str, faiss_index: str, query_encoder, leaf_retriever: str = "hybrid",
+                            operators: Operators | None = None, normalize: str | Normalizer = "max",
+                            leaf_hits: int = 1000, dense_weight: float = 0.5) -> "LogicalHybridSearcher":
+        """A hybrid searcher over Pyserini prebuilt indexes (or directories) of the same corpus.
+
+        E.g. ``("beir-v1.0.0-scifact.flat", "beir-v1.0.0-scifact.bge-base-en-v1.5", "models/bge-base-en-v1.5")``;
+        ``query_encoder`` is the Faiss index's model, a local directory or a
+        ``QueryEncoder``.  Raises like :meth:`LogicalLuceneSearcher.from_prebuilt_index`.
+        """
+        from .._resources import resolve_cli_indexes
+
+        lucene, dense = resolve_cli_indexes(lucene_index, faiss_index, query_encoder)
+        return cls(str(lucene.path), str(dense.path), query_encoder, leaf_retriever, operators, normalize,
+                   leaf_hits, dense_weight)
+
     def _map_documents(self, lucene_index: str, faiss_index: str) -> None:
         """``_row_of[lucene id]`` and ``_lucene_of[row]``, checked to be inverse bijections."""
         n = int(self.sparse.num_docs)
@@ -197,6 +213,12 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         depth = max(k, self.leaf_hits)
         return HybridSearcher._hybrid_results(self.dense.plain_search(q, depth), self.sparse.plain_search(q, depth),
                                               alpha=1.0, k=k, normalization=True)
+
+    def boolean_search(self, q: str | Node, k: int = 10) -> list:
+        """The Boolean peer on the Lucene index: a Boolean query is a Lucene construct, so every
+        leaf is a BM25 bag of words here whatever its prefix (see ``LogicalLuceneSearcher.boolean_search``)."""
+        tree = parse_query(q) if isinstance(q, str) else q
+        return self.sparse.boolean_search(map_terms(tree, lambda t: Term(t.text)), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _backend(self, trees: list[Node]) -> _HybridBackend:

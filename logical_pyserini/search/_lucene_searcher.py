@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._bootstrap import ensure_pyserini
+from .._bootstrap import ensure_pyserini, jvm_lock
 from ..compose import Normalizer, Operators
-from ..query import Term
-from ..retrieve import LeafHits, LuceneLeafScorer
+from ..query import Node, Term, parse_query
+from ..retrieve import LeafHits, LuceneLeafScorer, boolean_query
 from ._base import LogicalHit, LogicalSearchMixin, check_retriever
 
 ensure_pyserini()
@@ -121,6 +121,34 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
                                        similarity=self.object.get_similarity())
         self._lucene_backend = _LuceneBackend(self.leaves)
 
+    @classmethod
+    def from_prebuilt_index(cls, prebuilt_index_name: str, operators: Operators | None = None,
+                            normalize: str | Normalizer = "max", leaf_hits: int = 1000,
+                            verbose: bool = False) -> "LogicalLuceneSearcher":
+        """A searcher over one of Pyserini's prebuilt BM25 indexes, from Pyserini's cache.
+
+        Resolution, cache directory (``$PYSERINI_CACHE``) and download are
+        Pyserini's own (see :func:`logical_pyserini._resources.resolve_index`).
+        Unlike ``LuceneSearcher.from_prebuilt_index`` this raises instead of
+        printing and returning None.
+
+        Raises
+        ------
+        FileNotFoundError
+            For a name Pyserini does not know.
+        ResourceError
+            For an index of another kind (naming the one to use), or one that is
+            not cached and cannot be downloaded here (naming the cache path).
+        """
+        from .._resources import resolve_index
+
+        resource = resolve_index(prebuilt_index_name, "lucene")
+        if verbose:
+            logger.info("initializing %s from %s", prebuilt_index_name, resource.path)
+        searcher = cls(str(resource.path), operators, normalize, leaf_hits)
+        searcher.prebuilt_index_name = prebuilt_index_name
+        return searcher
+
     # Keep leaf scoring on the same similarity as plain search.
     def set_bm25(self, k1: float = 0.9, b: float = 0.4) -> None:
         super().set_bm25(k1, b)
@@ -128,7 +156,34 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
 
     def plain_search(self, q: str, k: int = 10) -> list:
         """``LuceneSearcher.search`` on the raw text: the baseline that ignores operators."""
-        return LuceneSearcher.search(self, q, k)
+        with jvm_lock:
+            return LuceneSearcher.search(self, q, k)
+
+    def boolean_query(self, q: str | Node):
+        """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
+
+        AND -> MUST, OR -> SHOULD (at least one), NOT -> MUST_NOT, each leaf
+        the bag-of-words query ``LuceneSearcher.search`` builds; see
+        :func:`logical_pyserini.retrieve.boolean_query`.
+        """
+        tree = parse_query(q) if isinstance(q, str) else q
+
+        def leaf(term: Term):
+            _LuceneBackend._check(term)
+            return self.leaves.query(term.text)
+
+        with jvm_lock:  # the BooleanQuery builder is a per-call Java object (see jvm_lock)
+            return boolean_query(tree, leaf)
+
+    def boolean_search(self, q: str | Node, k: int = 10) -> list:
+        """The Boolean peer: ``LuceneSearcher.search`` on :meth:`boolean_query`.
+
+        Only documents that satisfy the logic strictly are returned, ranked by
+        Lucene's BM25 sum over the matching positive leaves (hits are
+        Pyserini's ``ScoredDoc``, like :meth:`plain_search`).
+        """
+        with jvm_lock:
+            return LuceneSearcher.search(self, self.boolean_query(q), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _backend(self, trees) -> _LuceneBackend:
@@ -138,7 +193,9 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         if term.retriever not in (None, "bm25"):
             return None  # the backend reports the unsupported retriever
         # One leaf is plain BM25: delegate, so the ranking is exactly Pyserini's.
-        return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self) for h in LuceneSearcher.search(self, term.text, k)]
+        with jvm_lock:
+            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)
+                    for h in LuceneSearcher.search(self, term.text, k)]
 
     def _docids(self, keys: np.ndarray) -> list[str]:
         return self.leaves.docids(keys)

@@ -1,0 +1,243 @@
+"""Knowledge-graph queries (ROG): graph store, BetaE pickles, plans, executors, protocol, CLI."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")
+
+from logical_pyserini.kg import (  # noqa: E402
+    QUERY_STRUCTURES, TYPES, ExactExecutor, GraphError, KnowledgeGraph, PlanError, QueryFileError,
+    ReferenceGraph, ScoredExecutor, compile_query, filtered_ranks, get_executor, load_queries, mine_rules,
+    read_triples, reference_answers,
+)
+from logical_pyserini.kg.__main__ import main  # noqa: E402
+
+NE, NR = 40, 6  # relations come in inverse pairs (2k, 2k+1), as in BetaE's NELL995
+
+
+def random_triples(seed: int, n: int = 160) -> np.ndarray:
+    rng = random.Random(seed)
+    out = set()
+    while len(out) < n:
+        h, t, r = rng.randrange(NE), rng.randrange(NE), rng.randrange(NR // 2) * 2
+        out.add((h, r, t))
+        out.add((t, r + 1, h))
+    return np.array(sorted(out))
+
+
+def random_query(rng: random.Random, structure):
+    """A random instance of a BetaE structure with BetaE's markers (-2 = n, -1 = u)."""
+    if isinstance(structure, str):
+        return {"e": rng.randrange(NE), "r": rng.randrange(NR), "n": -2, "u": -1}[structure]
+    return tuple(random_query(rng, s) for s in structure)
+
+
+def answered_queries(triples: np.ndarray, qtype: str, k: int, rng: random.Random) -> set:
+    """``k`` random queries of ``qtype`` that have answers on ``triples``."""
+    ref, out = ReferenceGraph(triples), set()
+    for _ in range(5000):
+        q = random_query(rng, QUERY_STRUCTURES[qtype])
+        if reference_answers(ref, qtype, q):
+            out.add(q)
+            if len(out) == k:
+                return out
+    raise AssertionError(f"could not draw {k} {qtype} queries with answers")
+
+
+def write_dataset(root: Path, train, valid, test, queries: dict) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("train.txt", train), ("valid.txt", valid), ("test.txt", test)):
+        (root / name).write_text("".join(f"{h}\t{r}\t{t}\n" for h, r, t in rows))
+    (root / "stats.txt").write_text(f"numentity: {NE}\nnumrelations: {NR}")
+    data = defaultdict(set)
+    for qtype, qs in queries.items():
+        data[QUERY_STRUCTURES[qtype]].update(qs)
+    (root / "test-queries.pkl").write_bytes(pickle.dumps(data))
+    return root
+
+
+# -- graph store ---------------------------------------------------------------------------------
+
+def test_projection_matches_brute_force():
+    triples = random_triples(1)
+    g = KnowledgeGraph(triples, NE, NR)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        ents = np.unique(rng.integers(0, NE, size=rng.integers(1, 6)))
+        r = int(rng.integers(0, NR))
+        want = sorted({t for h, rr, t in triples.tolist() if rr == r and h in set(ents.tolist())})
+        assert g.project(ents, r).tolist() == want
+    assert g.adjacency(0).shape == (NE, NE)
+    with pytest.raises(GraphError):
+        g.adjacency(NR)
+
+
+def test_read_triples_names_the_bad_line(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("0\t1\t2\n3\tx\t4\n")
+    with pytest.raises(GraphError, match=r"t.txt:2"):
+        read_triples(p)
+    with pytest.raises(GraphError, match="cannot read"):
+        read_triples(tmp_path / "missing.txt")
+
+
+def test_neighbourhood_prefers_step_relations_and_respects_caps():
+    triples = [(0, 0, 1), (0, 2, 2), (0, 2, 3), (0, 4, 4), (1, 4, 5), (2, 4, 6)]
+    g = KnowledgeGraph(np.array(triples), 8, 6)
+    first = g.neighbourhood([0], relations=[4], hops=1, max_triples=2)
+    assert first[0] == (0, 4, 4) and len(first) == 2
+    two = g.neighbourhood([0], relations=[4], hops=2, max_triples=100)
+    assert set(two) == set(triples)  # second hop reaches 1 and 2's edges
+    capped = g.neighbourhood([0], hops=1, max_triples=100, per_entity=1)
+    assert capped == [(0, 0, 1)]
+
+
+# -- BetaE pickles -------------------------------------------------------------------------------
+
+class _Evil:
+    def __reduce__(self):
+        return (Path.touch, (Path(EVIL_MARK),))
+
+
+EVIL_MARK = ""
+
+
+def test_restricted_unpickler_refuses_code(tmp_path):
+    global EVIL_MARK
+    EVIL_MARK = str(tmp_path / "pwned")
+    bad = tmp_path / "evil.pkl"
+    bad.write_bytes(pickle.dumps({("e", ("r",)): {_Evil()}}))
+    with pytest.raises(QueryFileError, match="refusing to load global"):
+        load_queries(bad)
+    assert not Path(EVIL_MARK).exists()
+    (tmp_path / "junk.pkl").write_bytes(b"\x80\x04not a pickle")
+    with pytest.raises(QueryFileError):
+        load_queries(tmp_path / "junk.pkl")
+
+
+def test_load_queries_reads_betae_pickle(tmp_path):
+    data = defaultdict(set)
+    data[("e", ("r",))] = {(3, (1,)), (2, (0,))}
+    data[(("e", ("r",)), ("e", ("r", "n")))] = {((1, (0,)), (2, (3, -2)))}
+    data[((("e", ("r", "n")), ("e", ("r", "n"))), ("n",))] = {(((1, (0, -2)), (2, (3, -2))), (-2,))}  # 2u-DM
+    p = tmp_path / "q.pkl"
+    p.write_bytes(pickle.dumps(data))
+    qs = load_queries(p)
+    assert list(qs) == ["1p", "2in"]  # the De Morgan form is not one of the 14
+    assert qs["1p"] == [(2, (0,)), (3, (1,))]
+
+
+# -- plans ---------------------------------------------------------------------------------------
+
+def test_plans_are_single_operator_steps_with_negation_at_the_end():
+    plan = compile_query("pni", ((7, (1, 2, -2)), (8, (3,))))
+    assert plan.describe() == ["#0 = project(e7, r1)", "#1 = project(#0, r2)", "#2 = project(e8, r3)",
+                               "#3 = intersect(#2) - #1"]
+    up = compile_query("up", (((1, (0,)), (2, (0,)), (-1,)), (4,)))
+    assert [s.op for s in up.steps] == ["project", "project", "union", "project"]
+    # a repeated branch is one step (the cache key is the same)
+    same = compile_query("2i", ((5, (1,)), (5, (1,))))
+    assert len(same.steps) == 2 and same.steps[-1].inputs == (0, 0)
+    with pytest.raises(PlanError):
+        compile_query("2in", ((1, (0,)), (2, (3, 4))))  # missing negation marker
+    with pytest.raises(PlanError):
+        compile_query("2p", (1, (0,)))
+    with pytest.raises(PlanError):
+        compile_query("9x", (1, (0,)))
+
+
+def test_exact_executor_equals_reference_on_all_types():
+    triples = random_triples(2, n=700)
+    g = KnowledgeGraph(triples, NE, NR)
+    ref = ReferenceGraph(triples)
+    ex = ExactExecutor(g)
+    rng = random.Random(3)
+    for qtype in TYPES:
+        with_answers = 0
+        for attempt in range(3000):  # random queries, keeping those with answers (and a few without)
+            q = random_query(rng, QUERY_STRUCTURES[qtype])
+            want = reference_answers(ref, qtype, q)
+            if not want and attempt % 50:
+                continue
+            got = set(np.flatnonzero(ex.execute(compile_query(qtype, q)).scores).tolist())
+            assert got == want, (qtype, q)
+            with_answers += bool(want)
+            if with_answers == 15:
+                break
+        assert with_answers == 15, qtype
+
+
+def test_filtered_ranks_count_ties_at_their_expected_position():
+    s = np.array([0.9, 0.5, 0.5, 0.5, 0.1])
+    # target 1 ties with entities 2 and 3, entity 0 is another answer (filtered)
+    assert filtered_ranks(s, [1], [0, 1]).tolist() == [2.0]
+    assert filtered_ranks(s, [0], [0]).tolist() == [1.0]
+
+
+# -- scored executor and the protocols -------------------------------------------------------------
+
+def synonym_dataset(root: Path) -> Path:
+    """r0 and r2 say the same thing (r2 always holds with r0); some r0 facts are only in test."""
+    rng = random.Random(5)
+    train, test = set(), set()
+    for h in range(20):
+        t = 20 + rng.randrange(20)
+        train |= {(h, 2, t), (t, 3, h)}
+        (test if h < 5 else train).update({(h, 0, t), (t, 1, h)})
+        u = 20 + rng.randrange(20)
+        train |= {(h, 4, u), (u, 5, h)}
+    queries = {"1p": {(h, (0,)) for h in range(5)}, "2p": {(h, (0, 1)) for h in range(5)},
+               "2in": {((h, (0,)), (h, (4, -2))) for h in range(5)}}
+    return write_dataset(root, sorted(train), [], sorted(test), queries)
+
+
+def test_rules_find_the_synonym_and_scored_reaches_hidden_answers(tmp_path):
+    root = synonym_dataset(tmp_path / "syn")
+    observed = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)
+    rules = mine_rules(observed, progress=False)
+    assert rules[0] and rules[0][0].body == (2,) and rules[0][0].confidence > 0.5
+    for name, floor in (("exact", None), ("scored", 90.0)):
+        out = tmp_path / f"{name}.jsonl"
+        assert main(["--data", str(root), "--executor", name, "--protocol", "standard", "--quiet",
+                     "--output", str(out)]) == 0
+        metrics = json.loads(Path(f"{out}.metrics.json").read_text())
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert len(rows) == 15 and all("error" not in r for r in rows)
+        if floor is None:
+            assert metrics["1p"]["MRR"] < 50  # hard answers are absent from the graph exact sees
+        else:
+            assert metrics["1p"]["MRR"] >= floor and metrics["2in"]["MRR"] >= floor
+
+
+def test_complete_protocol_exact_scores_100(tmp_path):
+    triples = random_triples(4, n=700)
+    rng = random.Random(6)
+    queries = {t: answered_queries(triples, t, 5, rng) for t in TYPES}
+    root = write_dataset(tmp_path / "rand", triples[:1000], triples[1000:1200], triples[1200:], queries)
+    out = tmp_path / "exact.jsonl"
+    assert main(["--data", str(root), "--executor", "exact", "--protocol", "complete", "--quiet",
+                 "--output", str(out)]) == 0
+    metrics = json.loads(Path(f"{out}.metrics.json").read_text())
+    assert metrics["_run"]["errors"] == 0 and metrics["_run"]["scored"] == 70
+    assert all(metrics[t]["MRR"] == 100.0 for t in metrics if t != "_run")
+
+
+def test_cli_fails_with_one_line_on_missing_data(tmp_path, capsys):
+    assert main(["--data", str(tmp_path / "nope"), "--output", str(tmp_path / "o.jsonl"), "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "no such data folder" in err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_executor_registry():
+    assert get_executor("exact") is ExactExecutor and get_executor("scored") is ScoredExecutor
+    with pytest.raises(ValueError, match="unknown executor"):
+        get_executor("nope")
