@@ -35,7 +35,7 @@ def small_index(tmp_path_factory):
 @pytest.fixture(scope="module")
 def backend(small_index):
     searcher = LogicalLuceneSearcher(str(small_index))
-    yield searcher._lucene_backend
+    yield searcher._retriever_backend()
     searcher.close()
 
 

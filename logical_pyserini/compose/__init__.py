@@ -2,7 +2,7 @@
 
 from ._bounds import BoundsUnavailable, compose_bounds
 from ._compose import compose, explain_tree
-from ._normalize import NORMALIZERS, Normalizer, SigmoidParams
+from ._normalize import NORMALIZERS, Normalizer, SigmoidParams, load_calibration
 from ._operators import AND_OPERATORS, INVERSE_EPSILON, NOT_OPERATORS, OR_OPERATORS, Operators, resolve
 
 __all__ = [
@@ -18,5 +18,6 @@ __all__ = [
     "compose",
     "compose_bounds",
     "explain_tree",
+    "load_calibration",
     "resolve",
 ]

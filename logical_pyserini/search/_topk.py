@@ -77,11 +77,13 @@ class TopKStats:
         return self.searches + self.scorings + self.docid_calls
 
 
-def supports_topk(backend: LeafBackend, normalizer) -> bool:
-    """Whether exact top-k applies: a backend whose leaf lists are exact and a
-    normaliser with safe bounds (see :attr:`Normalizer.has_safe_bounds`)."""
+def supports_topk(backend: LeafBackend, normalizer, tree: Node) -> bool:
+    """Whether exact top-k applies: a backend whose leaf lists for ``tree`` are exact
+    (``backend.exact_topk(tree)``) and a normaliser with safe bounds (see
+    :attr:`~logical_pyserini.compose.Normalizer.has_safe_bounds`)."""
     inner = getattr(normalizer, "normalizer", normalizer)
-    return bool(getattr(backend, "exact_topk", False)) and bool(getattr(inner, "has_safe_bounds", False))
+    exact = getattr(backend, "exact_topk", None)
+    return bool(exact and exact(tree)) and bool(getattr(inner, "has_safe_bounds", False))
 
 
 class _Leaf:
