@@ -150,22 +150,30 @@ def _too_deep(query: str) -> int | None:
     if query.count("(") + query.count("NOT") <= MAX_DEPTH:
         return None  # cheap exit for every ordinary query
     nots = [0]  # pending NOTs per open parenthesis level
-    for token in _tokens(query):
-        if token.type == "LPAR":
-            nots.append(0)
-        elif token.type == "RPAR":
-            if len(nots) > 1:
-                nots.pop()
-            nots[-1] = 0
-        elif token.type == "NOT":
-            nots[-1] += 1
-        elif token.type in ("WORD", "PHRASE"):
-            nots[-1] = 0
-        else:
-            continue
-        if len(nots) - 1 + sum(nots) > MAX_DEPTH:
-            return token.start_pos
+    try:
+        for token in _lark().lex(query):  # lazily: stops at the first token too deep
+            if _deeper_than_max(token, nots):
+                return token.start_pos
+    except UnexpectedInput:
+        pass
     return None
+
+
+def _deeper_than_max(token: Token, nots: list[int]) -> bool:
+    """Track one token's effect on the nesting; True once it passes :data:`MAX_DEPTH`."""
+    if token.type == "LPAR":
+        nots.append(0)
+    elif token.type == "RPAR":
+        if len(nots) > 1:
+            nots.pop()
+        nots[-1] = 0
+    elif token.type == "NOT":
+        nots[-1] += 1
+    elif token.type in ("WORD", "PHRASE"):
+        nots[-1] = 0
+    else:
+        return False
+    return len(nots) - 1 + sum(nots) > MAX_DEPTH
 
 
 _OPERATORS = {"_AND": "AND", "_OR": "OR", "NOT": "NOT"}
