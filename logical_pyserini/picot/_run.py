@@ -1,0 +1,234 @@
+"""Methods (π-CoT, CoT, standard RAG, IRCoT) and the run loop that writes predictions and metrics."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ._data import Question
+from ._metrics import paired_test, score, summarize
+from ._prolog import QueryError
+from ._readers import READERS
+from ._retrieval import InContext, Passage, Retriever
+from ._schema import Schema
+from ._slice import Plan, SliceExecutor
+
+__all__ = ["METHODS", "RunConfig", "compare", "metrics", "run_questions"]
+
+log = logging.getLogger("logical_pyserini.picot")
+
+
+@dataclass
+class RunConfig:
+    """What the CLI selected; passed to every method."""
+
+    method: str = "picot"
+    setting: str = "retrieval"          # retrieval | incontext
+    reader: str = "template"            # template | llm
+    gold_prolog: bool = False
+    dataset: str = "phantomwiki"        # few-shot examples and scoring mode
+    k: int = 10                         # passages per retrieval call
+    verify: str = "cot"                 # cot | logit (fact verification)
+    ircot_iterations: int = 4
+    max_new_tokens: int = 256
+    max_evidence_tokens: int = 6000
+    corpus_passages: list[Passage] = field(default_factory=list)  # in-context PhantomWiki: the whole universe
+
+    @property
+    def score_mode(self) -> str:
+        return "set" if self.dataset == "phantomwiki" else "token"
+
+
+@dataclass
+class Context:
+    config: RunConfig
+    schema: Schema
+    retriever: Retriever
+    model: Any = None
+
+
+def _context_passages(q: Question, cfg: RunConfig) -> list[Passage]:
+    return q.passages or cfg.corpus_passages
+
+
+def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes: Sequence[str] = (),
+                  prolog_answer: Sequence[str] | None = None) -> tuple[list[str], str]:
+    from ._llm import answer_prompt, parse_answer, prompts
+
+    text = answer_prompt(q.question, passages, ctx.model, notes, prolog_answer, ctx.config.max_evidence_tokens)
+    reply = ctx.model.chat([{"role": "user", "content": text}], max_new_tokens=ctx.config.max_new_tokens,
+                           version=prompts()["version"])
+    return parse_answer(reply, prompts()["answer_sep"]), reply
+
+
+def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
+    cfg = ctx.config
+    row: dict[str, Any] = {"model_calls": 0}
+    schema = ctx.schema
+    if cfg.gold_prolog:
+        if not q.prolog:
+            raise QueryError("--gold-prolog: the question has no gold Prolog query")
+        plan = Plan(list(q.prolog["query"]), q.prolog["answer"], "gold")
+        if cfg.reader == "llm":
+            schema = schema.all_readable()  # the model answers derived relations directly
+    else:
+        if ctx.model is None:
+            raise QueryError("planning needs a model: use --gold-prolog with --llm none")
+        from ._llm import Planner
+
+        planner = Planner(ctx.model, cfg.dataset)
+        plan, schema, attempts = planner.plan(q.question, schema if cfg.dataset == "phantomwiki" else None)
+        row["plan_attempts"] = attempts
+        row["model_calls"] += planner.calls
+    reader = READERS[cfg.reader](schema, model=ctx.model, **({"verify": cfg.verify} if cfg.reader == "llm" else {}))
+    retriever = ctx.retriever
+    executor = SliceExecutor(schema, reader, retriever, k=cfg.k)
+    res = executor.run(plan, _context_passages(q, cfg) if cfg.setting == "incontext" else None)
+    row.update(prolog=plan.goals, target=plan.target, plan_source=plan.source, prolog_answer=res.answers,
+               trajectory=res.steps, notes=res.notes, slice_error=res.error)
+    row["model_calls"] += res.reader_calls
+    calls = res.retriever_calls
+    if ctx.model is None:
+        row["prediction"] = res.answers
+    else:
+        if cfg.setting == "incontext":
+            passages = _context_passages(q, cfg)
+        else:  # the SLICE passages plus those retrieved for the original question
+            retriever.reset()
+            extra = retriever.retrieve(q.question, cfg.k)
+            calls += retriever.calls
+            seen = {p.docid for p in res.passages}
+            passages = res.passages + [p for p in extra if p.docid not in seen]
+        row["prediction"], row["reply"] = _final_answer(ctx, q, passages, res.notes, res.answers)
+        row["model_calls"] += 1
+    row["retriever_calls"] = calls
+    return row
+
+
+def _need_model(ctx: Context, name: str) -> None:
+    if ctx.model is None:
+        raise QueryError(f"method {name} needs a language model (--llm embedded|PATH|openai:NAME)")
+
+
+def method_cot(ctx: Context, q: Question) -> dict[str, Any]:
+    """In-context chain of thought: all of the question's passages (gold + distractors)."""
+    _need_model(ctx, "cot")
+    pred, reply = _final_answer(ctx, q, _context_passages(q, ctx.config))
+    return {"prediction": pred, "reply": reply, "model_calls": 1, "retriever_calls": 0}
+
+
+def method_rag(ctx: Context, q: Question) -> dict[str, Any]:
+    """Standard RAG: one retrieval with the question, then chain of thought."""
+    _need_model(ctx, "rag")
+    ctx.retriever.reset()
+    passages = ctx.retriever.retrieve(q.question, ctx.config.k, _context_passages(q, ctx.config))
+    pred, reply = _final_answer(ctx, q, passages)
+    return {"prediction": pred, "reply": reply, "model_calls": 1, "retriever_calls": ctx.retriever.calls,
+            "docs": [p.docid for p in passages]}
+
+
+def method_ircot(ctx: Context, q: Question) -> dict[str, Any]:
+    """IRCoT: retrieve with the question, then alternately write one reasoning sentence and retrieve
+    with it, at most ``ircot_iterations`` times, until a sentence gives the answer."""
+    from logical_pyserini.models import fence
+    from logical_pyserini.prompts import fill
+
+    from ._llm import evidence, parse_answer, prompts
+
+    _need_model(ctx, "ircot")
+    cfg = ctx.config
+    p = prompts()
+    ctx.retriever.reset()
+    passages: dict[str, Passage] = {}
+    for x in ctx.retriever.retrieve(q.question, cfg.k, _context_passages(q, cfg)):
+        passages.setdefault(x.docid, x)
+    thoughts: list[str] = []
+    calls = 0
+    reply = ""
+    for _ in range(cfg.ircot_iterations):
+        text = fill(p["ircot"]["instruction"], evidence=evidence(list(passages.values()), ctx.model,
+                                                                 cfg.max_evidence_tokens)) + \
+            fill(p["ircot"]["question"], question=fence(q.question, "question"), thoughts=" ".join(thoughts))
+        reply = ctx.model.chat([{"role": "user", "content": text}], max_new_tokens=64, version=p["version"])
+        calls += 1
+        sentence = (reply.strip().split("\n")[0].split(". ")[0] + ".").strip() if reply.strip() else ""
+        if "answer is" in reply.lower():
+            thoughts.append(reply.strip())
+            break
+        thoughts.append(sentence)
+        for x in ctx.retriever.retrieve(sentence or q.question, cfg.k, _context_passages(q, cfg)):
+            passages.setdefault(x.docid, x)
+    pred = parse_answer(" ".join(thoughts), p["answer_sep"]) if "answer is" in " ".join(thoughts).lower() else []
+    if not pred:  # no answer within the iterations: one final chain of thought over what was gathered
+        pred, reply = _final_answer(ctx, q, list(passages.values()))
+        calls += 1
+    return {"prediction": pred, "reply": reply, "thoughts": thoughts, "model_calls": calls,
+            "retriever_calls": ctx.retriever.calls}
+
+
+METHODS: dict[str, Callable[[Context, Question], dict[str, Any]]] = {
+    "picot": method_picot, "cot": method_cot, "rag": method_rag, "ircot": method_ircot}
+
+
+def _one(ctx: Context, q: Question) -> dict[str, Any]:
+    start = time.perf_counter()
+    row: dict[str, Any] = {"qid": q.qid, "question": q.question, "gold": q.answers, "hops": q.hops,
+                           "method": ctx.config.method}
+    try:
+        row.update(METHODS[ctx.config.method](ctx, q))
+        row["error"] = row.pop("slice_error", None)
+    except Exception as exc:  # one question's failure is recorded, the run goes on
+        row.update(prediction=[], error=f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        row.setdefault("model_calls", 0)
+        row.setdefault("retriever_calls", ctx.retriever.calls)
+        log.warning("question %s: %s", q.qid, row["error"])
+    row["seconds"] = round(time.perf_counter() - start, 4)
+    row["em"], row["f1"] = score(row["prediction"], q.answers, ctx.config.score_mode)
+    return row
+
+
+def run_questions(questions: Sequence[Question], config: RunConfig, schema: Schema, retriever: Retriever,
+                  model: Any = None, threads: int = 1, progress: bool = True) -> list[dict[str, Any]]:
+    """Answer every question; rows in input order."""
+    ctx = Context(config, schema, retriever if config.setting == "retrieval" else InContext(), model)
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(questions), desc=f"picot {config.method}", disable=not progress)
+
+    def work(q: Question) -> dict[str, Any]:
+        r = _one(ctx, q)
+        bar.update(1)
+        return r
+
+    if threads <= 1:
+        rows = [work(q) for q in questions]
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            rows = list(pool.map(work, questions))
+    bar.close()
+    return rows
+
+
+def compare(runs: dict[str, Sequence[dict[str, Any]]], metric: str = "f1") -> list[dict[str, Any]]:
+    """Paired t-tests between every two methods over the questions they share."""
+    names = list(runs)
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            ra = {r["qid"]: r[metric] for r in runs[a]}
+            rb = {r["qid"]: r[metric] for r in runs[b]}
+            shared = [q for q in ra if q in rb]
+            if shared:
+                out.append({"a": a, "b": b, "metric": metric,
+                            **paired_test([ra[q] for q in shared], [rb[q] for q in shared])})
+    return out
+
+
+def metrics(rows: Sequence[dict[str, Any]], config: RunConfig) -> dict[str, Any]:
+    cfg = {k: v for k, v in asdict(config).items() if k != "corpus_passages"}
+    return {"config": cfg, **summarize(rows)}

@@ -1,0 +1,248 @@
+"""π-CoT: real SWI-Prolog (pyswip), a real Lucene index of a tiny PhantomWiki universe.
+
+The fixture universe ``tests/data/picot_tiny`` was made by the real generator
+(``python eval/picot_data.py phantomwiki --seed 3 --size 12 --questions-per-type 1``: 12 articles,
+50 questions of 1-9 hops) and is committed, so no test needs the Python 3.12 side environment.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "picot_tiny"
+
+
+@pytest.fixture(scope="module")
+def engine():
+    from logical_pyserini.picot import PrologEngine, PrologUnavailable
+
+    try:
+        return PrologEngine.get()
+    except PrologUnavailable as exc:  # CI installs it (.ci/run -> make); say how, do not skip
+        pytest.fail(f"SWI-Prolog is required for the π-CoT tests: {exc}")
+
+
+@pytest.fixture(scope="module")
+def tiny_index(tmp_path_factory, engine):
+    from logical_pyserini.index import build_lucene_index
+
+    index = tmp_path_factory.mktemp("picot") / "index"
+    assert build_lucene_index(DATA / "corpus.jsonl", index, progress=False) == 12
+    return index
+
+
+@pytest.fixture(scope="module")
+def executor(tiny_index):
+    from logical_pyserini.picot import LuceneRetriever, SliceExecutor, TemplateReader, phantomwiki_schema
+
+    schema = phantomwiki_schema((DATA / "rules.pl").read_text())
+    return SliceExecutor(schema, TemplateReader(schema), LuceneRetriever(tiny_index, DATA / "corpus.jsonl"), k=10)
+
+
+def questions():
+    from logical_pyserini.picot import load_questions
+
+    return load_questions(DATA / "questions.jsonl")
+
+
+# -- the knowledge base ---------------------------------------------------------------------
+
+INJECTIONS = [
+    'x"), assertz(evil(1)), ("',
+    "a'), halt, ('",
+    'end". evil(2). x("',
+    "back\\slash \\\" quote\nnew line\u0000nul",
+    "%comment */ /* :- evil(3).",
+]
+
+
+@pytest.mark.parametrize("value", INJECTIONS)
+def test_answer_strings_cannot_inject_clauses(engine, value):
+    from logical_pyserini.picot import Goal, KnowledgeBase
+
+    with KnowledgeBase({"job": 2}) as kb:
+        assert kb.add_fact("job", ["Ann", value])
+        kb.mark_acquired(Goal("job", ("Ann", None)))
+        assert kb.states('job("Ann", Y)') == [{"Y": value}]      # stored verbatim, as one string
+        assert kb.facts() == [Goal("job", ("Ann", value))]
+        assert not engine.run("current_predicate(evil/_)")
+        assert not engine.run(f"current_predicate({kb.module}:evil/_)")
+
+
+def test_only_readable_predicates_take_facts_and_bad_names_are_refused(engine):
+    from logical_pyserini.picot import KnowledgeBase, QueryError
+
+    with KnowledgeBase({"job": 2}) as kb:
+        assert not kb.add_fact("halt", ["x"])                   # not readable here: nothing asserted
+        with pytest.raises(QueryError):
+            kb.add_fact("job), halt, (x", ["a", "b"])
+        with pytest.raises(QueryError, match="unknown predicate"):
+            kb.parse('job(X, Y), shell("rm -rf /")')
+        with pytest.raises(QueryError, match="syntax error"):
+            kb.parse('job(X, "unterminated)')
+        assert kb.parse('job(X, Y), aggregate_all(count, distinct(job(X, Z)), C)') == ["X", "Y", "Z", "C"]
+
+
+def test_knowledge_bases_are_isolated_and_removed(engine):
+    from logical_pyserini.picot import Goal, KnowledgeBase
+
+    a = KnowledgeBase({"job": 2})
+    b = KnowledgeBase({"job": 2}, "worker(X) :- job(X, _).")
+    a.add_fact("job", ["Ann", "pilot"])
+    b.add_fact("job", ["Bo", "cook"])
+    for kb in (a, b):
+        kb.mark_acquired(Goal("job", (None, None)))
+    assert a.states("job(X, Y)") == [{"X": "Ann", "Y": "pilot"}]
+    assert b.states("worker(X)") == [{"X": "Bo"}]
+    with pytest.raises(Exception):
+        a.states("worker(X)")                                  # b's rule is not visible in a
+    module = a.module
+    a.close()
+    assert not engine.run(f"current_predicate({module}:job/2)")
+    assert b.states("job(X, Y)") == [{"X": "Bo", "Y": "cook"}]
+    b.close()
+
+
+def test_pending_goals_drive_acquisition_through_rules(engine):
+    """A derived goal asks for exactly the readable goals its rule body needs, step by step."""
+    from logical_pyserini.picot import Goal, KnowledgeBase
+
+    rules = 'parent(X, Y) :- mother(X, Y).\nparent(X, Y) :- father(X, Y).\nmale(X) :- gender(X, "male").'
+    with KnowledgeBase({"mother": 2, "father": 2, "gender": 2}, rules) as kb:
+        q = 'parent("Cy", P), male(P)'
+        assert kb.pending(q) == [Goal("mother", ("Cy", None)), Goal("father", ("Cy", None))]
+        kb.add_fact("mother", ["Cy", "Ann"])
+        kb.add_fact("father", ["Cy", "Bo"])
+        kb.mark_acquired(Goal("mother", ("Cy", None)))
+        kb.mark_acquired(Goal("father", ("Cy", None)))
+        # verification goals, one per candidate
+        assert kb.pending(q) == [Goal("gender", ("Ann", "male")), Goal("gender", ("Bo", "male"))]
+        kb.add_fact("gender", ["Bo", "male"])
+        for g in kb.pending(q):
+            kb.mark_acquired(g)
+        assert kb.pending(q) == []
+        assert kb.states(q) == [{"P": "Bo"}]
+        assert kb.states('aggregate_all(count, distinct(parent("Cy", P)), C)') == [{"P": None, "C": 2}]
+
+
+# -- SLICE over a real index ----------------------------------------------------------------
+
+def test_symbolic_path_answers_the_tiny_universe(executor):
+    """Gold Prolog + template reader + BM25: every hop count answered exactly."""
+    from logical_pyserini.picot import Plan, set_scores
+
+    qs = questions()
+    wrong = []
+    for q in qs:
+        res = executor.run(Plan(q.prolog["query"], q.prolog["answer"]))
+        assert res.error is None, (q.qid, res.error)
+        assert res.retriever_calls == sum(len(s["calls"]) for s in res.steps)
+        if set_scores(res.answers, q.answers)[0] != 1.0:
+            wrong.append((q.question, res.answers, q.answers))
+    assert len(wrong) <= 0.05 * len(qs), wrong[:3]
+
+
+def test_trajectory_has_extraction_verification_and_aggregation(executor):
+    from logical_pyserini.picot import Plan
+
+    q = next(q for q in questions() if q.prolog["answer"].startswith("Count") and q.hops and q.hops >= 2)
+    res = executor.run(Plan(q.prolog["query"], q.prolog["answer"]))
+    kinds = {c["kind"] for s in res.steps for c in s["calls"]}
+    assert "extract" in kinds
+    assert sorted(res.answers) == sorted(q.answers)
+    assert all(a.isdigit() for a in res.answers)
+    assert len(res.steps) == len(q.prolog["query"])
+    assert res.notes and all(n.endswith(".") for n in res.notes)   # verbalised facts for the final prompt
+    # a wrong constant finds nothing instead of failing
+    res = executor.run(Plan(['job(Y_1, "astronaut of the moon")', "friend(Y_1, Y_2)"], "Y_2"))
+    assert res.error is None and res.answers == []
+
+
+def test_threads_share_the_engine_without_mixing_questions(executor):
+    from logical_pyserini.picot import Plan
+
+    qs = questions()[:8]
+    expected = {q.qid: sorted(executor.run(Plan(q.prolog["query"], q.prolog["answer"])).answers) for q in qs}
+    got: dict[str, list[str]] = {}
+
+    def work(q):
+        got[q.qid] = sorted(executor.run(Plan(q.prolog["query"], q.prolog["answer"])).answers)
+
+    threads = [threading.Thread(target=work, args=(q,)) for q in qs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == expected
+
+
+def test_template_reader_reads_article_sentences():
+    from logical_pyserini.picot import TemplateReader, phantomwiki_schema
+
+    reader = TemplateReader(phantomwiki_schema())
+    text = ("# Ann Ray\n## Family\nThe sons of Ann Ray are Bo Ray, Cy Ray.\nThe husband of Ann Ray is Dan Ray.\n"
+            "## Attributes\nThe date of birth of Ann Ray is 0867-07-12.\nThe occupation of Ann Ray is designer, textile.")
+    facts = reader.facts(text)
+    assert ("son", ("Ann Ray", "Bo Ray")) in facts and ("son", ("Ann Ray", "Cy Ray")) in facts
+    assert ("dob", ("Ann Ray", "0867-07-12")) in facts
+    assert ("job", ("Ann Ray", "designer, textile")) in facts           # single-valued: commas kept
+    assert ("husband", ("Ann Ray", "Dan Ray")) in facts
+
+
+# -- metrics, parsing, CLI -------------------------------------------------------------------
+
+def test_answer_set_and_token_scores():
+    from logical_pyserini.picot import mean_se, paired_test, set_scores, token_scores
+
+    assert set_scores(["The Ann", "bo"], ["Bo", "ann"]) == (1.0, 1.0)
+    em, f1 = set_scores(["Ann", "Cy"], ["Ann", "Bo"])
+    assert em == 0.0 and f1 == pytest.approx(0.5)
+    assert set_scores([], ["Ann"]) == (0.0, 0.0)
+    assert token_scores("the Moscow State University", ["Moscow State University"]) == (1.0, 1.0)
+    assert token_scores("yes it is", ["yes"])[1] == 0.0
+    assert mean_se([1.0, 0.0, 1.0, 0.0]) == pytest.approx((0.5, 0.2886751))
+    t = paired_test([1, 1, 1, 0.9, 1, 1], [0, 0.1, 0, 0, 0.2, 0])
+    assert t["mean_diff"] > 0.8 and t["p"] < 0.001
+    assert paired_test([1, 0], [1, 0])["p"] == 1.0
+
+
+def test_plan_and_answer_parsing():
+    from logical_pyserini.picot._llm import parse_answer, parse_plan
+
+    plan, defs = parse_plan('Reasoning...\n**Query:** job(Y1, "a, b"), friend(Y1, Y2)\n**Target:** Y2\n**Definition:**\n'
+                            "job(X, Y) | What is the occupation of X? | Whose occupation is Y? | The occupation of X is Y.\n"
+                            "friend(X, Y) | Who is the friend of X? | Whose friend is Y? | Y is a friend of X.")
+    assert plan.goals == ['job(Y1, "a, b")', "friend(Y1, Y2)"] and plan.target == "Y2"
+    assert defs["job"].question([None, "pilot"]) == "Whose occupation is pilot?"
+    assert defs["friend"].claim(["Ann", "Bo"]) == "Bo is a friend of Ann."
+    assert parse_answer("Ann's friends are listed. The answer is Bo Lee, Cy Tan.") == ["Bo Lee", "Cy Tan"]
+    assert parse_answer("so the answer is: 3") == ["3"]
+
+
+def test_cli_symbolic_run_writes_predictions_and_metrics(tiny_index, tmp_path, capsys):
+    from logical_pyserini.picot.__main__ import main
+
+    out = tmp_path / "run.jsonl"
+    rc = main(["--questions", str(DATA / "questions.jsonl"), "--corpus", str(DATA / "corpus.jsonl"),
+               "--index", str(tiny_index), "--method", "picot", "--gold-prolog", "--reader", "template",
+               "--llm", "none", "--limit", "6", "--output", str(out), "--quiet"])
+    assert rc == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 6 and all(r["prolog"] and r["trajectory"] for r in rows)
+    metrics = json.loads(Path(str(out) + ".metrics.json").read_text())
+    assert metrics["n"] == 6 and metrics["em"]["mean"] == pytest.approx(sum(r["em"] for r in rows) / 6)
+    assert metrics["retriever_calls"]["mean"] > 1 and metrics["model_calls"]["mean"] == 0
+    assert set(metrics["by_hops"]) == {str(r["hops"]) for r in rows}
+    # a method that needs a model is recorded per question, not a crash
+    rc = main(["--questions", str(DATA / "questions.jsonl"), "--index", str(tiny_index), "--method", "rag",
+               "--llm", "none", "--limit", "2", "--output", str(tmp_path / "rag.jsonl"), "--quiet"])
+    assert rc == 0
+    rows = [json.loads(line) for line in (tmp_path / "rag.jsonl").read_text().splitlines()]
+    assert all("needs a language model" in r["error"] for r in rows)
+    assert main(["--questions", str(tmp_path / "missing.jsonl"), "--index", str(tiny_index),
+                 "--output", str(tmp_path / "x.jsonl")]) == 2
+    assert "missing.jsonl" in capsys.readouterr().err
