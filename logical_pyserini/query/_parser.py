@@ -161,7 +161,7 @@ def _too_deep(query: str) -> int | None:
         return None  # cheap exit for every ordinary query
     nots = [0]  # pending NOTs per open parenthesis level
     try:
-        for token in _lark().lex(query):  # lazily: stops at the first token too deep
+        for token in _lark(_retriever_names()).lex(query):  # lazily: stops at the first token too deep
             if _deeper_than_max(token, nots):
                 return token.start_pos
     except UnexpectedInput:
