@@ -12,7 +12,7 @@ from logical_pyserini.models import fence
 from logical_pyserini.prompts import fill, load_prompt
 
 from ._prolog import Goal, QueryError
-from ._readers import Reader, register_reader
+from ._readers import Reader
 from ._retrieval import Passage
 from ._schema import Definition, Schema
 from ._slice import Plan
@@ -210,9 +210,6 @@ class LLMReader(Reader):
         reply = self._ask(fill(p["reader"]["verify"], statement=statement), passages)
         answers = parse_answer(reply)
         return bool(answers) and answers[0].lower().startswith("true")
-
-
-register_reader("llm", lambda schema, model=None, **kw: LLMReader(schema, model, **kw))
 
 
 def answer_prompt(question: str, passages: Sequence[Passage], model: Any, notes: Sequence[str] = (),
