@@ -22,10 +22,12 @@ performs the import of pyserini itself.
 
 from __future__ import annotations
 
+import importlib.abc
 import logging
 import os
 import re
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -98,6 +100,7 @@ def bootstrap() -> None:
     global _done
     if _done:
         return
+    _install_openai_hook()
     import jnius_config
 
     java_home = choose_java_home()
@@ -123,17 +126,58 @@ def bootstrap() -> None:
     _done = True
 
 
+_OPENAI_MODULE = "pyserini.encode._openai"
+
+
+class _OpenAIPlaceholderFinder(importlib.abc.MetaPathFinder):
+    """Gives ``pyserini.encode._openai`` a placeholder API key while it is executed.
+
+    That module builds an OpenAI client at import time and raises without
+    ``OPENAI_API_KEY``; every ``pyserini.search`` import reaches it.  The hook
+    makes any later pyserini import work after ``import logical_pyserini``
+    (not only ours) and leaves the environment as it found it.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != _OPENAI_MODULE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self:
+                continue
+            spec = getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _PlaceholderLoader(spec.loader)
+                return spec
+        return None
+
+
+class _PlaceholderLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        placeholder = "OPENAI_API_KEY" not in os.environ
+        if placeholder:
+            os.environ["OPENAI_API_KEY"] = "placeholder-not-used"
+        try:
+            self._loader.exec_module(module)
+        finally:
+            if placeholder:
+                os.environ.pop("OPENAI_API_KEY", None)
+
+
+def _install_openai_hook() -> None:
+    if not any(isinstance(f, _OpenAIPlaceholderFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OpenAIPlaceholderFinder())
+
+
 def ensure_pyserini() -> None:
     """Import pyserini's Lucene search module with the workarounds in place."""
     bootstrap()
-    placeholder = "OPENAI_API_KEY" not in os.environ
-    if placeholder:
-        os.environ["OPENAI_API_KEY"] = "placeholder-not-used"
-    try:
-        import pyserini.search.lucene  # noqa: F401  (starts the JVM)
-    finally:
-        if placeholder:
-            os.environ.pop("OPENAI_API_KEY", None)
+    import pyserini.search.lucene  # noqa: F401  (starts the JVM)
 
 
 bootstrap()
