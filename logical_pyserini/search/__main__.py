@@ -68,7 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
     p.add_argument("--hits", type=int, default=1000, metavar="NUM", help="Hits per topic in the run.")
-    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM", help="Depth of each leaf sub-search.")
+    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM",
+                   help="Depth of each leaf sub-search with --pooled.")
+    p.add_argument("--pooled", action="store_true",
+                   help="Rank only the union of the positive leaves' top --leaf-hits (today's approximate pool) "
+                   "instead of the exact top --hits over the whole collection; minmax is always pooled.")
     p.add_argument("--and", dest="and_op", default="product", choices=sorted(AND_OPERATORS),
                    help="AND operator.")
     p.add_argument("--or", dest="or_op", default="sum", choices=sorted(OR_OPERATORS), help="OR operator.")
@@ -137,6 +141,7 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
 
         check_lucene_index(args.index)
         searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
+    searcher.pooled = searcher.pooled or args.pooled
     if args.index:
         searcher.set_bm25(args.k1, args.b)
     # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
