@@ -179,5 +179,50 @@ def ensure_pyserini() -> None:
     bootstrap()
     import pyserini.search.lucene  # noqa: F401  (starts the JVM)
 
+    _protect_byte_arrays()
+
+
+_patched = False
+
+
+def _protect_byte_arrays() -> None:
+    """Stop Python's cyclic GC from clearing pyjnius ``ByteArray`` objects.
+
+    pyjnius wraps every Java ``byte[]`` it returns in a Cython ``ByteArray``
+    whose ``__dealloc__`` releases the Java array through its ``_jobject``
+    attribute.  When a ByteArray is only reachable from cyclic garbage, the
+    collector first calls its ``tp_clear``, which sets ``_jobject`` to None;
+    the following ``__dealloc__`` then passes a pointer read out of ``None``
+    to ``ReleaseByteArrayElements`` and the JVM dies with SIGSEGV ("Fatal
+    Python error: Segmentation fault ... Garbage-collecting", in whatever
+    frame triggered the collection: a torch frame in the eval harness).
+    A ByteArray holds no reference that could lead back to itself, so it
+    never needs clearing: removing its ``tp_clear`` slot (what Cython's
+    ``@no_gc_clear`` does) leaves it to plain reference counting, which runs
+    ``__dealloc__`` with ``_jobject`` intact.  The patch checks the CPython
+    type layout first and does nothing if it does not match.
+    """
+    global _patched
+    if _patched:
+        return
+    _patched = True
+    import ctypes
+
+    from jnius import autoclass
+
+    with jvm_lock:
+        array_type = type(autoclass("java.lang.String")("x").getBytes())
+    if array_type.__name__ != "ByteArray" or not array_type.__flags__ & (1 << 14):  # Py_TPFLAGS_HAVE_GC
+        return
+    # CPython 3.8-3.13 PyTypeObject on 64-bit: tp_basicsize at 32, tp_flags at 168, tp_clear at 192.
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or sys.version_info[:2] not in {(3, v) for v in range(8, 14)}:
+        return
+    base = id(array_type)
+    if (ctypes.c_ssize_t.from_address(base + 32).value != array_type.__basicsize__
+            or ctypes.c_ulong.from_address(base + 168).value != array_type.__flags__):
+        logger.warning("unexpected type layout: pyjnius ByteArray left as is")
+        return
+    ctypes.c_void_p.from_address(base + 192).value = None
+
 
 bootstrap()
