@@ -109,6 +109,35 @@ class KnowledgeGraph:
             self._adj[relation] = mat
         return mat
 
+    def inverse_relations(self) -> np.ndarray:
+        """``inv[r]``: the relation holding exactly the reversed pairs of ``r``, or -1 when none does.
+
+        BetaE's graphs store each relation with its inverse as ids ``2k``/``2k+1``;
+        those are tried first, any other relation after.
+        """
+        if getattr(self, "_inv", None) is None:
+            inv = np.full(self.num_relations, -1, np.int64)
+            keys = {}
+            for r in range(self.num_relations):
+                p = self.relation_pairs(r)
+                keys[r] = (p[:, 0] * self.num_entities + p[:, 1]).tobytes()
+            rev = {}
+            for r in range(self.num_relations):
+                p = self.relation_pairs(r)[:, ::-1]
+                p = p[np.lexsort((p[:, 1], p[:, 0]))]
+                rev[r] = (p[:, 0] * self.num_entities + p[:, 1]).tobytes()
+            by_key: dict[bytes, list[int]] = {}
+            for r, k in keys.items():
+                by_key.setdefault(k, []).append(r)
+            for r in range(self.num_relations):
+                if self.relation_size(r) == 0:
+                    continue
+                cands = by_key.get(rev[r], [])
+                if cands:
+                    inv[r] = (r ^ 1) if (r ^ 1) in cands else cands[0]
+            self._inv = inv
+        return self._inv
+
     def relation_size(self, relation: int) -> int:
         """Number of triples of ``relation``."""
         return int(self._rel_ptr[relation + 1] - self._rel_ptr[relation])
