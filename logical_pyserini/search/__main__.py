@@ -17,10 +17,12 @@ still written for the others, and the exit status is 1 when any topic failed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import signal
 import sys
+import threading
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
@@ -28,6 +30,7 @@ from ..compose import (AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, 
                        load_calibration)
 from ..query import QuerySyntaxError, parse_query
 from ..retrieve import add_retriever_arguments, calibration_keys, open_retrievers, retriever_indexes, retriever_names
+from .._io import OutputError, atomic_write, check_writable
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
 from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
@@ -65,7 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
     p.add_argument("--hits", type=int, default=1000, metavar="NUM", help="Hits per topic in the run.")
-    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM", help="Depth of each leaf sub-search.")
+    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM",
+                   help="Depth of each leaf sub-search with --pooled.")
+    p.add_argument("--pooled", action="store_true",
+                   help="Rank only the union of the positive leaves' top --leaf-hits (today's approximate pool) "
+                   "instead of the exact top --hits over the whole collection; minmax is always pooled.")
     p.add_argument("--and", dest="and_op", default="product", choices=sorted(AND_OPERATORS),
                    help="AND operator.")
     p.add_argument("--or", dest="or_op", default="sum", choices=sorted(OR_OPERATORS), help="OR operator.")
@@ -89,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
                     "hf:PATH | openai:MODEL.  The rewrites are written to OUTPUT.rewrites.tsv.")
+    rw.add_argument("--rewrite-guard", default="propose", choices=("off", "on", "propose"),
+                    help="Do no harm: keep the whole question as the positive leaf (a short question's reliable "
+                    "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "
+                    "propose also adds exclusions the question states that the rewrite missed; off uses the "
+                    "rewrite as is.")
     rw.add_argument("--rewrite-cache", default=None, metavar="FILE", help="JSONL cache of LLM rewrites.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
@@ -96,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_rerank_arguments(p)
     p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
+    p.add_argument("--resume", action="store_true",
+                   help="Continue an interrupted run: keep the topics finished in OUTPUT.partial and search the rest.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     return p
 
@@ -132,6 +146,7 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
 
         check_lucene_index(args.index)
         searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
+    searcher.pooled = searcher.pooled or args.pooled
     if args.index:
         searcher.set_bm25(args.k1, args.b)
     # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
@@ -179,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
+        check_writable(args.output)  # before minutes of model loading, not after
         lucene_index, _ = _resolve_indexes(args)
         topics = resolve_topics(args.topics)
         normalizer = _normalizer(args)
@@ -187,8 +203,14 @@ def main(argv: list[str] | None = None) -> int:
         searcher = _build_searcher(args, normalizer)
         if reranker is not None and lucene_index is not None:
             require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a Java exception opening an index: one line, not a trace
+        if type(exc).__name__ != "JavaException":
+            raise
+        print(f"error: cannot open the index ({_java_reason(exc)}); is it complete? Rebuild it with "
+              "python -m logical_pyserini.index --overwrite", file=sys.stderr)
         return 2
 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
@@ -211,27 +233,44 @@ def main(argv: list[str] | None = None) -> int:
                   f"{'--dense-index' if 'dense' in missing else '--index'} too", file=sys.stderr)
             return 2
 
-    from ._output import open_run_writer
+    from ._output import completed_topics, open_run_writer, partial_path
 
     plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
     tag = args.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(args.plain, "logical")
     empty: list[str] = []
     start = time.perf_counter()
     qids = list(trees)
-    with open_run_writer(args.output, args.output_format, args.hits, tag) as writer, \
-            tqdm(total=len(qids), desc="search", unit="q", disable=args.quiet) as bar:
-        for i in range(0, len(qids), args.batch_size):
-            batch = qids[i : i + args.batch_size]
-            results = _search_batch(searcher, batch, trees, args, failures)
-            for qid in batch:
-                if qid not in results:
-                    continue
-                results[qid] = apply_rerank(args, trees[qid], results[qid], searcher)
-                if not results[qid]:
-                    empty.append(qid)
-                    logger.warning("qid %s: no hits (no positive term matched any document)", qid)
-                writer.write(qid, results[qid])
-            bar.update(len(batch))
+    if args.resume:
+        done = set(completed_topics(args.output, args.output_format))
+        logger.info("resuming %s: %d topics already done", partial_path(args.output), len(done & set(qids)))
+        qids = [q for q in qids if q not in done]
+    elif partial_path(args.output).exists():
+        logger.warning("%s exists from an interrupted run; starting over (pass --resume to continue it)",
+                       partial_path(args.output))
+    written = 0
+    try:
+        with _terminate_as_interrupt(), \
+                open_run_writer(args.output, args.output_format, args.hits, tag, resume=args.resume) as writer, \
+                tqdm(total=len(qids), desc="search", unit="q", disable=args.quiet) as bar:
+            for i in range(0, len(qids), args.batch_size):
+                batch = qids[i : i + args.batch_size]
+                results = _search_batch(searcher, batch, trees, args, failures)
+                for qid in batch:
+                    if qid not in results:
+                        continue
+                    results[qid] = apply_rerank(args, trees[qid], results[qid], searcher)
+                    if not results[qid]:
+                        empty.append(qid)
+                        logger.warning("qid %s: no hits (no positive term matched any document)", qid)
+                    writer.write(qid, results[qid])
+                    written += 1
+                bar.update(len(batch))
+    except (KeyboardInterrupt, OutputError) as exc:
+        reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"error: {exc}"
+        print(f"{reason}: {written} of {len(qids)} topics done; {args.output} is unchanged and the finished "
+              f"topics are in {partial_path(args.output)}; to continue, run the same command with --resume",
+              file=sys.stderr)
+        return 2 if isinstance(exc, OutputError) else 130
     elapsed = time.perf_counter() - start
 
     ok = len(topics) - len(failures)
@@ -248,6 +287,30 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failures else 0
 
 
+def _java_reason(exc: Exception) -> str:
+    """The first line of a Java exception, without pyjnius' stack dump."""
+    name = getattr(exc, "classname", None) or type(exc).__name__
+    text = (getattr(exc, "innermessage", None) or str(exc)).strip().splitlines()
+    return f"{name.rsplit('.', 1)[-1]}: {text[0] if text else ''}"
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Treat SIGTERM like Ctrl-C while the run is written, so ``kill`` keeps the partial run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _build_rewriter(args: argparse.Namespace):
     if not args.rewrite:
         return None
@@ -259,13 +322,14 @@ def _build_rewriter(args: argparse.Namespace):
 def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
+    from ..rewrite import guard_rewrite
+
     trees = {}
     record = f"{args.output}.rewrites.tsv"
-    Path(record).parent.mkdir(parents=True, exist_ok=True)
-    with open(record, "w", encoding="utf-8") as f:
+    with atomic_write(record) as f:
         for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=args.quiet):
             try:
-                rewrite = rewriter.rewrite(text)
+                rewrite = guard_rewrite(rewriter.rewrite(text), args.rewrite_guard)
             except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
                 failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
                 logger.error("qid %s: %s", qid, failures[qid])
