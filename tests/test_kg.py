@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import pickle
 import random
 from collections import defaultdict
@@ -241,3 +242,97 @@ def test_executor_registry():
     assert get_executor("exact") is ExactExecutor and get_executor("scored") is ScoredExecutor
     with pytest.raises(ValueError, match="unknown executor"):
         get_executor("nope")
+
+
+# -- llm executor (ROG) ----------------------------------------------------------------------------
+
+from logical_pyserini.kg._llm import LLMExecutor, parse_ids  # noqa: E402
+from logical_pyserini.models import Completion, LanguageModel  # noqa: E402
+
+
+class ScriptedModel(LanguageModel):
+    """A backend that answers from a rule over the prompt text (the executor's dependency, not under test)."""
+
+    id = "scripted"
+
+    def __init__(self, reply):
+        super().__init__()
+        self.reply, self.prompts = reply, []
+
+    def _generate(self, chats, max_new_tokens):
+        self.prompts.extend(c[-1]["content"] for c in chats)
+        return [Completion(self.reply(c[-1]["content"]), 100, 5) for c in chats]
+
+
+def test_parse_ids_keeps_one_id_per_line():
+    assert parse_ids("e5\n- e7\ne5\nNONE") == ([5, 7], True)
+    assert parse_ids("NONE") == ([], True)
+    assert parse_ids("The answer is e5 and e9\ne3") == ([3], False)
+
+
+def test_llm_judgement_ranks_first_with_scored_order_as_tie_break(tmp_path):
+    root = synonym_dataset(tmp_path / "syn")
+    g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)
+    scored = ScoredExecutor(g, rules=mine_rules(g, progress=False))
+    plan = compile_query("1p", (0, (0,)))  # head 0's r0 fact is hidden (test only)
+    proposed = scored.execute(plan).scores
+    order = [int(e) for e in np.argsort(-proposed, kind="stable")[:10]]
+    pick = order[3]  # the model accepts the 4th candidate and invents an id that is no entity
+    lm = ScriptedModel(lambda text: f"e{pick}\ne999\n")
+    ex = LLMExecutor(g, model=lm, proposer=scored, candidates=10, max_triples=30)
+    result = ex.execute(plan)
+    ranking = [int(e) for e in np.argsort(-result.scores, kind="stable")[:10]]
+    assert ranking[0] == pick and [e for e in ranking if e != pick][:5] == [e for e in order if e != pick][:5]
+    assert result.info["unsupported"] == 1 and result.info["prompts"] == 1
+    prompt = lm.prompts[0]
+    assert "Operator: projection" in prompt and f"e{pick}:" in prompt and "r0" in prompt
+    evidence = prompt.split("Evidence triples (head relation tail):\n")[1].split("\n\n")[0].splitlines()
+    assert 0 < len(evidence) <= 30 and all(re.fullmatch(r"e\d+ r\d+ e\d+", line) for line in evidence)
+
+
+def test_llm_majority_vote_and_set_steps_use_cached_placeholders(tmp_path):
+    root = synonym_dataset(tmp_path / "syn")
+    g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)
+    calls = {"n": 0}
+
+    def reply(text):  # accepts the first listed candidate in 2 of 3 samples
+        calls["n"] += 1
+        cand = re.findall(r"^e(\d+):", text.split("Candidates")[1], flags=re.M)
+        return f"e{cand[0]}" if calls["n"] % 3 else "NONE"
+
+    lm = ScriptedModel(reply)
+    ex = LLMExecutor(g, model=lm, samples=3, candidates=6)
+    result = ex.execute(compile_query("2p", (7, (0, 1))))
+    assert result.info["prompts"] == 6  # two projections x three samples, the second refers to #0
+    assert any("#0 is a cached set" in p for p in lm.prompts)
+    assert np.all(result.scores >= 0)
+
+
+def test_llm_with_a_tiny_transformer_never_crashes_on_garbage(tmp_path):
+    pytest.importorskip("transformers")
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from tiny_lm import tiny_llama, tiny_tokenizer
+    from logical_pyserini.models import TransformersModel
+
+    tok = tiny_tokenizer("Operator projection Candidates Evidence e1 e2 e3 r0 r1 NONE", chat=True)
+    lm = TransformersModel(model=tiny_llama(tok), tokenizer=tok, model_id="tiny")
+    root = synonym_dataset(tmp_path / "syn")
+    g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)
+    ex = LLMExecutor(g, model=lm, candidates=4, max_new_tokens=6)
+    result = ex.execute(compile_query("2in", ((0, (0,)), (1, (4, -2)))))
+    assert result.scores.shape == (NE,) and result.info["prompts"] == 2
+    assert result.info["generated_tokens"] > 0
+
+
+def test_benchmark_script_writes_a_results_table(tmp_path):
+    import subprocess
+    import sys
+
+    root = synonym_dataset(tmp_path / "syn")
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py"), "exact",
+                           "--data", str(root), "--per-type", "5", "--results", str(tmp_path / "res"),
+                           "--runs", str(tmp_path / "runs")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = (tmp_path / "res" / "kg_exact.md").read_text()
+    assert "| exact MRR | 100.0 | 100.0 |" in text and "queries/s" in text

@@ -246,3 +246,83 @@ def test_cli_symbolic_run_writes_predictions_and_metrics(tiny_index, tmp_path, c
     assert main(["--questions", str(tmp_path / "missing.jsonl"), "--index", str(tiny_index),
                  "--output", str(tmp_path / "x.jsonl")]) == 2
     assert "missing.jsonl" in capsys.readouterr().err
+
+
+# -- the language-model path, against a loopback OpenAI-compatible server -----------------------
+
+LLM_DOCS = [("Ann Ray", "# Ann Ray\nThe occupation of Ann Ray is pilot.\nThe friend of Ann Ray is Bo Lee."),
+            ("Bo Lee", "# Bo Lee\nThe occupation of Bo Lee is baker.\nThe friend of Bo Lee is Ann Ray."),
+            ("Cy Tan", "# Cy Tan\nThe occupation of Cy Tan is cook.")]
+
+
+class ScriptedModel:
+    """Plays the model: a broken plan first (to exercise the repair round), then a valid one; reader
+    questions answered from a table; the final answer repeats the Prolog answer it was given."""
+
+    GOOD = ('**Query:** job(Y1, "pilot"), friend(Y1, Y2)\n**Target:** Y2\n**Definition:**\n'
+            "job(X, Y) | What is the occupation of X? | Whose occupation is Y? | The occupation of X is Y.\n"
+            "friend(X, Y) | Who is the friend of X? | Whose friend is Y? | Y is a friend of X.")
+    READER = {"Whose occupation is pilot?": "Ann Ray", "Who is the friend of Ann Ray?": "Bo Lee"}
+
+    def __init__(self):
+        self.prompts: list[str] = []
+
+    def __call__(self, path, body, headers):
+        import re
+
+        user = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        self.prompts.append(user[-1])
+        if "devise a Prolog query" in user[0]:
+            text = "**Query:** job(Y1, pilot(\n**Target:** Y2\n**Definition:**" if len(user) == 1 else self.GOOD
+        elif "Notes from a Prolog derivation" in user[-1]:
+            gave = re.search(r"<prolog>\n(.*)\n</prolog>", user[-1]).group(1)
+            text = f"The notes give it. The answer is {gave}."
+        else:
+            q = re.search(r"<question>\n(.*)\n</question>", user[-1]).group(1)
+            text = f"From the evidence. The answer is {self.READER.get(q, 'none')}."
+        return {"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+
+
+def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
+    from conftest import write_corpus
+    from stub_server import serve
+
+    from logical_pyserini.index import build_lucene_index
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
+
+    corpus = write_corpus(tmp_path / "c.jsonl", LLM_DOCS)
+    build_lucene_index(corpus, tmp_path / "idx", progress=False)
+    script = ScriptedModel()
+    server, url = serve(script)
+    try:
+        model = get_model("openai:scripted", base_url=url, api_key="x", cache=None)
+        q = Question("q1", "Who is the friend of the person whose occupation is pilot?", ["Bo Lee"])
+        cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
+        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus), model, progress=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert row["error"] is None, row["error"]
+    assert [a["ok"] for a in row["plan_attempts"]] == [False, True]          # one repair round
+    assert "syntax error" in row["plan_attempts"][0]["error"]
+    assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"] and row["prolog_answer"] == ["Bo Lee"]
+    assert row["prediction"] == ["Bo Lee"] and row["em"] == 1.0
+    assert row["model_calls"] == 2 + 2 + 1                                    # plan x2, SLICE x2, final
+    assert row["retriever_calls"] == 3                                        # SLICE x2 + the question itself
+    final = script.prompts[-1]
+    assert "Bo Lee is a friend of Ann Ray." in final                          # notes verbalise the facts
+    assert "The occupation of Ann Ray is pilot." in final                     # passages are in the prompt
+
+
+def test_in_context_setting_reads_the_whole_universe(engine):
+    """In-context: every SLICE call gets all articles (no index); the template reader stays exact."""
+    from logical_pyserini.picot import Passage, RunConfig, load_corpus, phantomwiki_schema, run_questions
+
+    corpus = [Passage(d, t) for d, t in load_corpus(DATA / "corpus.jsonl").items()]
+    cfg = RunConfig(method="picot", setting="incontext", reader="template", gold_prolog=True, corpus_passages=corpus)
+    rows = run_questions(questions()[:10], cfg, phantomwiki_schema((DATA / "rules.pl").read_text()), None,
+                         progress=False)
+    assert all(r["error"] is None for r in rows)
+    assert sum(r["em"] for r in rows) >= 9
+    assert all(len(step_call["docs"]) == 12 for r in rows for s in r["trajectory"] for step_call in s["calls"])

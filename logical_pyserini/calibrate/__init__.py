@@ -5,11 +5,10 @@
 writes the file that ``python -m logical_pyserini.search --calibration`` reads.
 """
 
-from ._fit import CALIBRATED_RETRIEVERS, fit_sigmoid, load_calibration, write_calibration
+from ._fit import fit_sigmoid, load_calibration, write_calibration
 from ._pairs import LeafScores, PairSet, collect_pairs, forced_labels
 
 __all__ = [
-    "CALIBRATED_RETRIEVERS",
     "LeafScores",
     "PairSet",
     "collect_pairs",

@@ -18,6 +18,7 @@ import sys
 import time
 
 from ..encode import add_encoder_arguments, query_encoder_from_args
+from ..retrieve import add_retriever_arguments, get_retriever, open_retrievers, retriever_indexes
 from ..query import QuerySyntaxError, parse_query
 
 logger = logging.getLogger("logical_pyserini.calibrate")
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Faiss index or Pyserini prebuilt Faiss index name (calibrates dense).")
     p.add_argument("--encoder", default=None, metavar="NAME", help="Query encoder of --dense-index.")
     add_encoder_arguments(p)
+    add_retriever_arguments(p)
     p.add_argument("--topics", required=True, metavar="FILE|NAME",
                    help="Logical topics (TSV or JSONL), or a Pyserini topics name.")
     p.add_argument("--qrels", required=True, metavar="FILE|NAME", help="TREC qrels of the topics, or a Pyserini "
@@ -137,6 +139,10 @@ def _retrievers(args: argparse.Namespace) -> list:
         from ..search._faiss_searcher import LogicalFaissSearcher
 
         retrievers.append(LeafScores("dense", LogicalFaissSearcher(args.dense_index, args.encoder).leaves))
+    for name, retriever in open_retrievers(retriever_indexes(args)).items():  # plug-ins: --impact-index ...
+        key = get_retriever(name).calibration_key()
+        if key:
+            retrievers.append(LeafScores(key, retriever))
     return retrievers
 
 

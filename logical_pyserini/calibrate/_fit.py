@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-import math
 import os
-from pathlib import Path
 
 import numpy as np
 
+from .._io import atomic_write_text
 from ..compose import SigmoidParams
+from ..compose import load_calibration as _load_calibration
 
-__all__ = ["CALIBRATED_RETRIEVERS", "fit_sigmoid", "load_calibration", "write_calibration"]
-
-CALIBRATED_RETRIEVERS = ("bm25", "dense")
+__all__ = ["fit_sigmoid", "load_calibration", "write_calibration"]
 
 
 def fit_sigmoid(scores: np.ndarray, labels: np.ndarray, C: float = 100.0, balanced: bool = False) -> SigmoidParams:
@@ -74,41 +72,12 @@ def write_calibration(path: str | os.PathLike, params: dict[str, SigmoidParams],
     """Write ``{"bm25": {"tau", "lambda"}, "dense": {...}, "meta": {...}}``."""
     out = {name: {"tau": p.tau, "lambda": p.lam} for name, p in params.items()}
     out["meta"] = meta
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(out, indent=2) + "\n")
 
 
 def load_calibration(path: str | os.PathLike) -> dict[str, SigmoidParams]:
-    """Read a calibration file into ``Normalizer("sigmoid", ...)`` parameters.
+    """Read a calibration file, accepting the calibration keys of every registered retriever
+    (see :func:`logical_pyserini.compose.load_calibration`)."""
+    from ..retrieve import calibration_keys
 
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        For invalid JSON, an unknown retriever, or an entry without finite
-        ``tau`` and ``lambda``.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"calibration file not found: {path}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"calibration file {path}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"calibration file {path}: expected a JSON object")
-    params: dict[str, SigmoidParams] = {}
-    for name, entry in data.items():
-        if name == "meta":
-            continue
-        if name not in CALIBRATED_RETRIEVERS:
-            raise ValueError(f"calibration file {path}: unknown retriever {name!r} "
-                             f"(expected {', '.join(CALIBRATED_RETRIEVERS)} or meta)")
-        values = [entry.get(k) if isinstance(entry, dict) else None for k in ("tau", "lambda")]
-        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
-            raise ValueError(f"calibration file {path}: {name!r} needs finite numbers 'tau' and 'lambda'")
-        params[name] = SigmoidParams(float(values[0]), float(values[1]))
-    if not params:
-        raise ValueError(f"calibration file {path} has no retriever parameters (bm25, dense)")
-    return params
+    return _load_calibration(path, calibration_keys())

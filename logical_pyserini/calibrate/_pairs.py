@@ -104,15 +104,15 @@ class LeafScores:
     Parameters
     ----------
     name : str
-        ``bm25`` or ``dense``.
-    scorer : LuceneLeafScorer or FaissLeafScorer
-        The searcher's leaf scorer (``searcher.leaves``).
+        The retriever's calibration key (``bm25``, ``dense``, ``impact``...).
+    scorer : LeafRetriever
+        The retriever (e.g. a searcher's ``leaves``).
     """
 
     def __init__(self, name: str, scorer):
         self.name = name
         self.scorer = scorer
-        self._lookup = scorer.lucene_docid if name == "bm25" else scorer.row
+        self._lookup = scorer.key
         self._keys: dict[str, int | None] = {}
 
     def key(self, docid: str) -> int | None:
@@ -217,8 +217,7 @@ def _score_pairs(retriever: LeafScores, pairs: list[tuple[str, str, bool]]) -> n
     by_text: dict[str, list[int]] = {}
     for i, (text, _, _) in enumerate(pairs):
         by_text.setdefault(text, []).append(i)
-    if retriever.name == "dense":
-        retriever.scorer.encode(list(by_text))  # every leaf in one encoder batch
+    retriever.scorer.prepare(list(by_text))  # e.g. every dense leaf in one encoder batch
     scores = np.zeros(len(pairs), dtype=np.float64)
     for text, idx in by_text.items():
         scores[idx] = retriever.score(text, [pairs[i][1] for i in idx])

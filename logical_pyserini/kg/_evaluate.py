@@ -88,15 +88,20 @@ def load_dataset(root: str | os.PathLike) -> Dataset:
 
 def select_queries(queries: dict[str, list[tuple]], types: Iterable[str], per_type: int | None,
                    seed: int = 0) -> list[tuple[str, int, tuple]]:
-    """``(type, index in the sorted query list, query)`` for up to ``per_type`` random queries of each type."""
-    out = []
+    """``(type, index in the sorted query list, query)`` for up to ``per_type`` random queries of each type.
+
+    Types take turns (first query of every type, then the second, ...), so a
+    run that stops early still covers every type.
+    """
+    picks = []
     for qtype in types:
         items = queries.get(qtype, [])
         idx = np.arange(len(items))
         if per_type is not None and per_type < len(items):
             idx = np.sort(np.random.default_rng(seed).choice(len(items), per_type, replace=False))
-        out.extend((qtype, int(i), items[i]) for i in idx)
-    return out
+        picks.append([(qtype, int(i), items[i]) for i in idx])
+    longest = max((len(p) for p in picks), default=0)
+    return [p[j] for j in range(longest) for p in picks if j < len(p)]
 
 
 @dataclass
@@ -143,7 +148,8 @@ def evaluate(config: EvalConfig, make_executor: Callable[[KnowledgeGraph], Execu
     setup_seconds = time.perf_counter() - t0 - load_seconds
     rows: list[dict] = []
     exec_seconds = 0.0
-    with atomic_write(config.output) as out, tqdm(selected, desc=f"kg {executor.name}", unit="q",
+    # OUTPUT.partial keeps finished rows if the run is stopped; renamed to OUTPUT at the end.
+    with atomic_write(config.output, partial=True) as out, tqdm(selected, desc=f"kg {executor.name}", unit="q",
                                                    disable=not config.progress) as bar:
         for qtype, index, query in bar:
             row: dict[str, Any] = {"type": qtype, "index": index, "query": _nested(query)}
@@ -171,6 +177,7 @@ def evaluate(config: EvalConfig, make_executor: Callable[[KnowledgeGraph], Execu
                 row["error"] = f"{type(exc).__name__}: {exc}"
             rows.append(row)
             out.write(json.dumps(row) + "\n")
+            out.flush()
     metrics: dict[str, Any] = aggregate(rows)
     metrics = {t: metrics[t] for t in TYPES if t in metrics}
     scored = sum(1 for r in rows if r.get("metrics"))

@@ -8,7 +8,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["GraphError", "KnowledgeGraph", "read_triples"]
+__all__ = ["GraphError", "KnowledgeGraph", "gather_rows", "read_triples"]
 
 
 class GraphError(ValueError):
@@ -40,6 +40,13 @@ def read_triples(path: str | os.PathLike) -> np.ndarray:
                 raise GraphError(f"{path}:{no}: expected head<TAB>relation<TAB>tail ids, got {line[:80]!r}")
         raise GraphError(f"{path}: expected three non-negative integer ids per line")
     return flat.reshape(-1, 3)
+
+
+def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of every entry of CSR ``rows`` (in row order) and each row's length, without a Python loop."""
+    starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
+    total = int(lengths.sum())
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total), lengths
 
 
 def _scipy_sparse():
@@ -109,6 +116,35 @@ class KnowledgeGraph:
             self._adj[relation] = mat
         return mat
 
+    def inverse_relations(self) -> np.ndarray:
+        """``inv[r]``: the relation holding exactly the reversed pairs of ``r``, or -1 when none does.
+
+        BetaE's graphs store each relation with its inverse as ids ``2k``/``2k+1``;
+        those are tried first, any other relation after.
+        """
+        if getattr(self, "_inv", None) is None:
+            inv = np.full(self.num_relations, -1, np.int64)
+            keys = {}
+            for r in range(self.num_relations):
+                p = self.relation_pairs(r)
+                keys[r] = (p[:, 0] * self.num_entities + p[:, 1]).tobytes()
+            rev = {}
+            for r in range(self.num_relations):
+                p = self.relation_pairs(r)[:, ::-1]
+                p = p[np.lexsort((p[:, 1], p[:, 0]))]
+                rev[r] = (p[:, 0] * self.num_entities + p[:, 1]).tobytes()
+            by_key: dict[bytes, list[int]] = {}
+            for r, k in keys.items():
+                by_key.setdefault(k, []).append(r)
+            for r in range(self.num_relations):
+                if self.relation_size(r) == 0:
+                    continue
+                cands = by_key.get(rev[r], [])
+                if cands:
+                    inv[r] = (r ^ 1) if (r ^ 1) in cands else cands[0]
+            self._inv = inv
+        return self._inv
+
     def relation_size(self, relation: int) -> int:
         """Number of triples of ``relation``."""
         return int(self._rel_ptr[relation + 1] - self._rel_ptr[relation])
@@ -123,14 +159,8 @@ class KnowledgeGraph:
         entities = np.asarray(entities, dtype=np.int64)
         if entities.size == 0:
             return entities
-        starts, ends = mat.indptr[entities], mat.indptr[entities + 1]
-        lengths = ends - starts
-        total = int(lengths.sum())
-        if total == 0:
-            return np.zeros(0, np.int64)
-        # Gather the CSR rows without a Python loop.
-        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-        return np.unique(mat.indices[offsets]).astype(np.int64)
+        pos, _ = gather_rows(mat.indptr, entities)
+        return np.unique(mat.indices[pos]).astype(np.int64)
 
     # -- neighbourhoods -----------------------------------------------------
     def out_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

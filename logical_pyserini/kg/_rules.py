@@ -1,4 +1,9 @@
-"""Relation-path rules mined from a graph: ``r(x, y) <- r1(x, y)`` and ``r(x, y) <- r1(x, z), r2(z, y)``."""
+"""Relation-path rules mined from a graph.
+
+``r(x, y) <- r1(x, y)``, ``r(x, y) <- r1(x, z), r2(z, y)`` and one "co-tail" walk
+``r(x, y) <- r(x, z), r^-1(z, w), r(w, y)``: y is a tail of an entity w that shares
+a tail z with x (collaborative filtering; it helps broad relations most).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from ._graph import KnowledgeGraph
+from ._graph import KnowledgeGraph, gather_rows
 
 __all__ = ["Rule", "RuleSet", "mine_rules"]
 
@@ -26,23 +31,39 @@ class Rule:
     confidence: float
     support: int
     predictions: int
+    walk: bool = False  # scored by a degree-normalised random walk (see ScoredExecutor), not max-product
 
 
 class RuleSet(dict):
     """``relation -> list[Rule]`` sorted by confidence (highest first)."""
 
-    def describe(self, rule: Rule) -> str:
-        return f"r{rule.head}(x,y) <- " + (f"r{rule.body[0]}(x,y)" if len(rule.body) == 1
-                                            else f"r{rule.body[0]}(x,z), r{rule.body[1]}(z,y)") + \
-            f"  [conf {rule.confidence:.2f}]"
+    @staticmethod
+    def describe(rule: Rule) -> str:
+        """``r3(x,y) <- r5(x,z1), r7(z1,y)  [conf 0.41]``."""
+        names = ["x"] + [f"z{i}" for i in range(1, len(rule.body))] + ["y"]
+        body = ", ".join(f"r{b}({names[i]},{names[i + 1]})" for i, b in enumerate(rule.body))
+        return f"r{rule.head}(x,y) <- {body}  [conf {rule.confidence:.2f}{', walk' if rule.walk else ''}]"
 
 
-def _gather(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of all CSR entries of rows ``idx``, and the row each came from."""
-    starts, lengths = ptr[idx], ptr[idx + 1] - ptr[idx]
-    total = int(lengths.sum())
-    pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-    return pos, np.repeat(np.arange(len(idx)), lengths)
+def _co_tail_rule(graph: KnowledgeGraph, r: int, inv: int, heads, pairs, lo, hi, min_support: int,
+                  smoothing: float) -> Rule | None:
+    """Confidence of the co-tail walk, held out: half of x's tails predict the other half."""
+    if inv < 0:
+        return None
+    hits = preds = 0
+    for x, a, b in zip(heads, lo, hi):
+        truth = pairs[a:b, 1]
+        if len(truth) < 2:
+            continue
+        known, held = truth[::2], truth[1::2]
+        others = graph.project(known, inv)
+        others = others[others != x]
+        pred = np.setdiff1d(graph.project(others, r), known, assume_unique=True)
+        hits += int(np.isin(held, pred).sum())
+        preds += len(pred)
+    if hits < min_support:
+        return None
+    return Rule(r, (r, inv, r), hits / (preds + smoothing), hits, preds, walk=True)
 
 
 def mine_rules(graph: KnowledgeGraph, *, max_heads: int = 100, min_support: int = 2, top: int = 20,
@@ -64,6 +85,7 @@ def mine_rules(graph: KnowledgeGraph, *, max_heads: int = 100, min_support: int 
         2-hop paths enumerated per sampled head at most (hubs are subsampled).
     """
     R, n = graph.num_relations, graph.num_entities
+    inverse = graph.inverse_relations()
     ptr, rel, tail = graph.out_csr()
     rng = np.random.default_rng(seed)
     rules = RuleSet()
@@ -88,7 +110,8 @@ def mine_rules(graph: KnowledgeGraph, *, max_heads: int = 100, min_support: int 
             keep = r1 != r  # the head relation itself would predict its own facts
             codes1, y1 = r1[keep], z[keep]
             # 2-hop: x -r1-> z -r2-> y
-            pos, row = _gather(ptr, z)
+            pos, lengths = gather_rows(ptr, z)
+            row = np.repeat(np.arange(len(z)), lengths)
             if len(pos) > max_paths:
                 sel = np.sort(rng.choice(len(pos), max_paths, replace=False))
                 pos, row = pos[sel], row[sel]
@@ -109,5 +132,9 @@ def mine_rules(graph: KnowledgeGraph, *, max_heads: int = 100, min_support: int 
             c = int(ok[j])
             body = (c,) if c < R else ((c - R) // R, (c - R) % R)
             out.append(Rule(r, body, float(conf[j]), int(hit_count[c]), int(body_count[c])))
+        walk = _co_tail_rule(graph, r, int(inverse[r]), heads[chosen], pairs, bounds[chosen], bounds[chosen + 1],
+                             min_support, smoothing)
+        if walk is not None:
+            out = sorted(out + [walk], key=lambda rule: -rule.confidence)
         rules[r] = out
     return rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._executor import Executor, register_executor
-from ._graph import KnowledgeGraph
+from ._graph import KnowledgeGraph, gather_rows
 from ._rules import RuleSet, mine_rules
 
 __all__ = ["ScoredExecutor"]
@@ -35,8 +35,9 @@ class ScoredExecutor(Executor[np.ndarray]):
     name = "scored"
 
     def __init__(self, graph: KnowledgeGraph, rules: RuleSet | None = None, prior: float = 1e-3,
-                 beam: int = 1000, progress: bool = True):
+                 beam: int = 1000, progress: bool = True, paths: str = "max", rules_combine: str = "noisy-or"):
         super().__init__(graph)
+        self.paths, self.rules_combine = paths, rules_combine
         self.rules = rules if rules is not None else mine_rules(graph, progress=progress)
         self.prior_weight = float(prior)
         self.beam = int(beam)
@@ -72,12 +73,29 @@ class ScoredExecutor(Executor[np.ndarray]):
         out = np.zeros(self.graph.num_entities, np.float32)
         if len(idx) == 0:
             return out
-        starts, lengths = mat.indptr[idx], mat.indptr[idx + 1] - mat.indptr[idx]
-        total = int(lengths.sum())
-        if total:
-            pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-            np.maximum.at(out, mat.indices[pos], np.repeat(s[idx], lengths))
+        pos, lengths = gather_rows(mat.indptr, idx)
+        if len(pos):
+            vals = np.repeat(s[idx], lengths)
+            if self.paths == "max":
+                np.maximum.at(out, mat.indices[pos], vals)
+            else:  # noisy-or over the entities a value arrives from: several paths count more than one
+                miss = np.bincount(mat.indices[pos], weights=-np.log1p(-np.minimum(vals, 0.999)),
+                                   minlength=len(out))
+                out = (1.0 - np.exp(-miss)).astype(np.float32)
         return out
+
+    def _walk(self, s: np.ndarray, path: tuple[int, ...]) -> np.ndarray:
+        """Degree-normalised random walk of ``s`` along ``path``, scaled so the top entity gets 1."""
+        for rel in path:
+            mat = self.graph.adjacency(rel)
+            idx = self._support(s)
+            pos, lengths = gather_rows(mat.indptr, idx)
+            if len(pos) == 0:
+                return np.zeros(self.graph.num_entities, np.float32)
+            vals = np.repeat(s[idx] / np.maximum(lengths, 1), lengths)
+            s = np.bincount(mat.indices[pos], weights=vals, minlength=self.graph.num_entities).astype(np.float32)
+        top = float(s.max())
+        return s / top if top > 0 else s
 
     def prior(self, relation: int) -> np.ndarray:
         p = self._prior.get(relation)
@@ -92,20 +110,60 @@ class ScoredExecutor(Executor[np.ndarray]):
         """The rules used for ``relation`` (for explanations)."""
         return self.rules.get(relation, [])
 
-    def project_fuzzy(self, s: np.ndarray, relation: int) -> np.ndarray:
-        miss = 1.0 - self._hop(s, relation)  # the graph's own edges, confidence 1
+    def _components(self, s: np.ndarray, relation: int):
+        """``(direct, [(rule, vector), ...])``: what each piece of the projection reaches, before combining."""
+        direct = self._hop(s, relation)  # the graph's own edges, confidence 1
         first: dict[int, np.ndarray] = {}
+        parts = []
         for rule in self.rules.get(relation, []):
+            if rule.walk:
+                parts.append((rule, self._walk(s, rule.body)))
+                continue
             a = rule.body[0]
             if a not in first:
                 first[a] = self._hop(s, a)
-            v = first[a] if len(rule.body) == 1 else self._hop(first[a], rule.body[1])
-            miss *= 1.0 - rule.confidence * v
+            parts.append((rule, first[a] if len(rule.body) == 1 else self._hop(first[a], rule.body[1])))
+        return direct, parts
+
+    def _combine(self, s: np.ndarray, relation: int, direct: np.ndarray, parts) -> np.ndarray:
+        miss = 1.0 - direct
+        for rule, v in parts:
+            if self.rules_combine == "max":
+                miss = np.minimum(miss, 1.0 - rule.confidence * v)
+            else:
+                miss *= 1.0 - rule.confidence * v
         out = 1.0 - miss
         if self.prior_weight:
             # Below every rule-supported score, so it only orders the rest.
             out += self.prior_weight * self.prior(relation) * (out == 0) * float(s.max())
         return out.astype(np.float32)
+
+    def project_fuzzy(self, s: np.ndarray, relation: int) -> np.ndarray:
+        """Fuzzy projection of ``s`` through ``relation`` (graph edges + rules + prior)."""
+        return self._combine(s, relation, *self._components(s, relation))
+
+    def explain_projection(self, s: np.ndarray, relation: int, per_entity: int = 2):
+        """The projection and, per reached entity, the strongest pieces that support it.
+
+        Returns
+        -------
+        (scores, support)
+            ``support[e]`` lists up to ``per_entity`` strings such as
+            ``"edge r5"`` or ``"path r3,r9 (conf 0.41)"``, strongest first.
+        """
+        direct, parts = self._components(s, relation)
+        scores = self._combine(s, relation, direct, parts)
+        support: dict[int, list[tuple[float, str]]] = {}
+        for e in np.flatnonzero(direct):
+            support.setdefault(int(e), []).append((float(direct[e]) + 1.0, f"edge r{relation}"))
+        for rule, v in parts:
+            label = ("co-tail walk " if rule.walk else "path ") + ",".join(f"r{b}" for b in rule.body)
+            idx = np.flatnonzero(v)
+            for e in idx[np.argsort(-v[idx] * rule.confidence)][:200]:
+                support.setdefault(int(e), []).append((float(v[e]) * rule.confidence,
+                                                       f"{label} (conf {rule.confidence:.2f})"))
+        return scores, {e: [txt for _, txt in sorted(items, key=lambda x: -x[0])[:per_entity]]
+                        for e, items in support.items()}
 
     # -- operators ----------------------------------------------------------
     def project_anchor(self, entity, relation, step, ctx):

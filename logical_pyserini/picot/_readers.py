@@ -81,7 +81,18 @@ class TemplateReader(Reader):
         return bool(self._matching(goal, passages))
 
 
-READERS: dict[str, Callable[..., Reader]] = {"template": lambda schema, model=None, **kw: TemplateReader(schema)}
+def _llm_reader(schema: Schema, model: Any = None, **options: Any) -> Reader:
+    from ._llm import LLMReader  # imports the model layer only when asked for
+
+    if model is None:
+        raise ValueError("the llm reader needs a model (--llm embedded|PATH|openai:NAME)")
+    return LLMReader(schema, model, **options)
+
+
+READERS: dict[str, Callable[..., Reader]] = {
+    "template": lambda schema, model=None, **kw: TemplateReader(schema),
+    "llm": _llm_reader,
+}
 
 
 def register_reader(name: str, factory: Callable[..., Reader]) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ._data import Question
@@ -35,8 +34,11 @@ class RunConfig:
     k: int = 10                         # passages per retrieval call
     verify: str = "cot"                 # cot | logit (fact verification)
     ircot_iterations: int = 4
-    max_new_tokens: int = 256
+    max_new_tokens: int = 256           # final answer / baselines
+    reader_max_new_tokens: int = 160    # one SLICE reader call
+    plan_max_new_tokens: int = 384
     max_evidence_tokens: int = 6000
+    max_slice_calls: int = 2000         # SLICE calls per question before it is cut off (reported as an error)
     corpus_passages: list[Passage] = field(default_factory=list)  # in-context PhantomWiki: the whole universe
 
     @property
@@ -81,13 +83,15 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             raise QueryError("planning needs a model: use --gold-prolog with --llm none")
         from ._llm import Planner
 
-        planner = Planner(ctx.model, cfg.dataset)
+        planner = Planner(ctx.model, cfg.dataset, cfg.plan_max_new_tokens)
         plan, schema, attempts = planner.plan(q.question, schema if cfg.dataset == "phantomwiki" else None)
         row["plan_attempts"] = attempts
         row["model_calls"] += planner.calls
-    reader = READERS[cfg.reader](schema, model=ctx.model, **({"verify": cfg.verify} if cfg.reader == "llm" else {}))
+    options = {"verify": cfg.verify, "max_new_tokens": cfg.reader_max_new_tokens,
+               "max_evidence_tokens": cfg.max_evidence_tokens} if cfg.reader == "llm" else {}
+    reader = READERS[cfg.reader](schema, model=ctx.model, **options)
     retriever = ctx.retriever
-    executor = SliceExecutor(schema, reader, retriever, k=cfg.k)
+    executor = SliceExecutor(schema, reader, retriever, k=cfg.k, max_acquisitions=cfg.max_slice_calls)
     res = executor.run(plan, _context_passages(q, cfg) if cfg.setting == "incontext" else None)
     row.update(prolog=plan.goals, target=plan.target, plan_source=plan.source, prolog_answer=res.answers,
                trajectory=res.steps, notes=res.notes, slice_error=res.error)
@@ -193,8 +197,11 @@ def _one(ctx: Context, q: Question) -> dict[str, Any]:
 
 
 def run_questions(questions: Sequence[Question], config: RunConfig, schema: Schema, retriever: Retriever,
-                  model: Any = None, threads: int = 1, progress: bool = True) -> list[dict[str, Any]]:
-    """Answer every question; rows in input order."""
+                  model: Any = None, threads: int = 1, progress: bool = True,
+                  on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Answer every question; rows in input order.  ``on_row`` sees each row as soon as it is done
+    (the CLI writes it out at once, so an interrupted run keeps what it answered)."""
+    lock = threading.Lock()
     ctx = Context(config, schema, retriever if config.setting == "retrieval" else InContext(), model)
     from tqdm import tqdm
 
@@ -202,7 +209,10 @@ def run_questions(questions: Sequence[Question], config: RunConfig, schema: Sche
 
     def work(q: Question) -> dict[str, Any]:
         r = _one(ctx, q)
-        bar.update(1)
+        with lock:
+            bar.update(1)
+            if on_row is not None:
+                on_row(r)
         return r
 
     if threads <= 1:

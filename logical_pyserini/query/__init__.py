@@ -5,10 +5,9 @@
 '"museum" AND ("Paris" OR "Amsterdam") AND NOT "art museum"'
 """
 
-from ._parser import QuerySyntaxError, parse_query
+from ._parser import MAX_DEPTH, QuerySyntaxError, parse_query
 from ._tree import (
     NODE_TYPES,
-    RETRIEVERS,
     And,
     Node,
     Not,
@@ -24,6 +23,7 @@ from ._tree import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "NODE_TYPES",
     "RETRIEVERS",
     "And",
@@ -41,3 +41,12 @@ __all__ = [
     "positive_terms",
     "shape",
 ]
+
+
+def __getattr__(name: str):
+    # Kept for callers of the old constant: the names now come from the retriever registry.
+    if name == "RETRIEVERS":
+        from ..retrieve import retriever_names
+
+        return retriever_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

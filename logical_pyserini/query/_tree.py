@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Union
 
-RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,12 @@ search), :func:`apply_rerank` per topic, and :func:`rerank_summary` at the end.
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
 from ._base import KNOWLEDGE, BaseReranker, searcher_doc_text_fn
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "rerank_summary"]
 
@@ -18,16 +21,17 @@ _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per 
 
 
 def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--oracle-cache``."""
+    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--rerank-fusion`` and the model flags."""
     g = parser.add_argument_group("reranking")
     g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner", "llm-reasoner+logic"],
                    help="Rerank the top hits: orlog (plausibilities + ProbLog), or the baselines llm-reasoner "
                    "(the model judges the whole question) and llm-reasoner+logic (plus the decomposition).")
     g.add_argument("--rerank-depth", type=int, default=20, metavar="NUM",
                    help="Hits reranked per topic; the rest keep their order below.")
-    g.add_argument("--oracle", default="dense", metavar="SPEC",
-                   help="llm (the --model language model: P(True) from one forward pass), dense (embedded "
-                        "MiniLM); older spellings hf:PATH and openai:NAME name the model directly.")
+    g.add_argument("--oracle", default="auto", metavar="SPEC",
+                   help="auto (the LLM oracle when the embedded model is installed, else leaf), llm (the --model "
+                        "language model: P(True) from one forward pass), leaf (exact normalised leaf scores, no "
+                        "model), dense (embedded MiniLM); hf:PATH and openai:NAME name the model directly.")
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
                         "default 0.8 (see README, OrLog reranking).")
@@ -60,30 +64,55 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
 
     progress = not getattr(args, "quiet", False)
     fusion = DEFAULT_FUSION if args.rerank_fusion is None else args.rerank_fusion
+    spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
-        oracle = get_oracle(args.oracle, **_model_options(args))
+        try:
+            oracle = get_oracle(spec, **_model_options(args, spec))
+        except ValueError:
+            if args.oracle != "auto":
+                raise
+            logger.warning("oracle auto: no LLM oracle is registered, using the leaf-score oracle")
+            oracle = get_oracle("leaf")
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion)
     else:
-        if args.oracle.startswith("dense"):
+        if spec.partition(":")[0] in ("dense", "leaf"):
             raise ValueError(f"--rerank {args.rerank} needs a generative model: --oracle llm (with --model SPEC)")
         from ._reasoner import LLMReasoner
 
-        model = get_oracle(args.oracle, **_model_options(args)).model
+        model = get_oracle(spec, **_model_options(args, spec)).model
         reranker = LLMReasoner(model, args.rerank_depth, args.knowledge, logic=args.rerank.endswith("+logic"),
                                fusion=fusion)
     setattr(args, _STATE, reranker)
     return reranker
 
 
-def _model_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The language model the flags select (loaded only when an oracle asks for it)."""
-    if args.oracle.partition(":")[0] != "llm" or ":" in args.oracle:
+def _model_options(args: argparse.Namespace, spec: str) -> dict[str, Any]:
+    """The language model the flags select (loaded only when an LLM oracle asks for it)."""
+    kind = spec.partition(":")[0]
+    if kind not in ("llm", "hf", "openai"):
+        return {}
+    if kind != "llm" or ":" in spec:
         return {k: v for k, v in {"cache": getattr(args, "model_cache", None),
                                   "base_url": getattr(args, "base_url", None),
                                   "api_key": getattr(args, "api_key", None)}.items() if v is not None}
     from ..models import model_from_args
 
     return {"model": model_from_args(args, install=getattr(args, "install_model", False))}
+
+
+def resolve_oracle_spec(spec: str) -> str:
+    """``auto`` -> ``llm`` when the embedded model is installed, else ``leaf``: the model-free default never
+    does worse than the base run (``eval/results/leaf_oracle.md``), unlike the dense MiniLM oracle."""
+    if spec != "auto":
+        return spec
+    try:
+        from ..models import embedded_path
+
+        embedded_path()
+    except Exception:  # noqa: BLE001 - not installed (or no model layer): the model-free default
+        logger.info("oracle auto: no LLM installed, using the leaf-score oracle")
+        return "leaf"
+    return "llm"
 
 
 def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any) -> list:
@@ -95,6 +124,9 @@ def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any)
     reranker = build_reranker(args)
     if reranker is None or not hits:
         return hits
+    oracle = getattr(reranker, "oracle", None)
+    if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
+        oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
     new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher))
     return new_hits
 

@@ -55,9 +55,15 @@ def _legacy(kind: str):
     return lambda arg, options: _llm(f"{kind}:{arg}" if kind == "openai" else arg, options)
 
 
+def _leaf(arg: str, options: dict[str, Any]) -> Oracle:
+    from ._leaf import LeafScoreOracle
+
+    return LeafScoreOracle(**options)
+
+
 #: ``--oracle`` kinds: name -> builder(arg, options).
 ORACLES: dict[str, Callable[[str, dict[str, Any]], Oracle]] = {
-    "dense": _dense, "llm": _llm, "hf": _legacy("hf"), "openai": _legacy("openai"),
+    "dense": _dense, "leaf": _leaf, "llm": _llm, "hf": _legacy("hf"), "openai": _legacy("openai"),
 }
 
 
@@ -69,8 +75,9 @@ def get_oracle(spec: str, **options: Any) -> Oracle:
     spec : str
         ``llm`` (the language model given as ``model=``, else the embedded
         one), ``llm:MODEL_SPEC`` (any :func:`logical_pyserini.models.get_model`
-        spec), ``dense`` / ``dense:DIR`` (sentence encoder), and the older
-        spellings ``hf:PATH`` and ``openai:NAME``.
+        spec), ``leaf`` (exact normalised leaf scores; needs a searcher bound,
+        see :class:`LeafScoreOracle`), ``dense`` / ``dense:DIR`` (sentence
+        encoder), and the older spellings ``hf:PATH`` and ``openai:NAME``.
     **options
         ``model`` (a LanguageModel), or options for ``get_model``
         (``base_url``, ``api_key``, ``concurrency``, ``device``, ``cache``).
@@ -83,8 +90,8 @@ def get_oracle(spec: str, **options: Any) -> Oracle:
         When the model is missing or cannot serve True/False plausibilities.
     """
     kind, _, arg = spec.partition(":")
-    if kind not in ORACLES or (kind in ("hf", "openai") and not arg):
-        raise ValueError(f"unknown oracle {spec!r}; expected one of: llm, llm:MODEL, dense, dense:DIR, "
+    if kind not in ORACLES or (kind in ("hf", "openai") and not arg) or (kind == "leaf" and arg):
+        raise ValueError(f"unknown oracle {spec!r}; expected one of: llm, llm:MODEL, leaf, dense, dense:DIR, "
                          "hf:PATH, openai:NAME")
     return ORACLES[kind](arg, options)
 

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..query import normalize_text
+from ._base import LeafRetriever
 from ._lucene import LeafHits
 
 logger = logging.getLogger(__name__)
@@ -53,8 +54,8 @@ def read_docids(index_dir: str | os.PathLike) -> list[str]:
         return [line.rstrip("\n") for line in f]
 
 
-class FaissLeafScorer:
-    """Leaf sub-searches and exact scoring against one Faiss index.
+class FaissLeafScorer(LeafRetriever):
+    """Dense leaves (registry name ``dense``): sub-searches and exact scoring against one Faiss index.
 
     Parameters
     ----------
@@ -78,6 +79,11 @@ class FaissLeafScorer:
     stored vectors are read in place (no copy); other index types go through
     ``reconstruct_batch``.
     """
+
+    name = "dense"
+    index_option = "--dense-index"
+    clip_negative = True
+    complete_hits = False
 
     #: Leaf vectors kept between queries (a query's leaves recur across topics).
     CACHE_SIZE = 100_000
@@ -159,6 +165,9 @@ class FaissLeafScorer:
             vec = self._cache[key]
         return vec
 
+    def prepare(self, texts: Sequence[str]) -> None:
+        self.encode(texts)
+
     # -- leaves ------------------------------------------------------------
     def search(self, text: str, k: int) -> LeafHits:
         """Top ``k`` rows of one leaf with their inner products (never complete)."""
@@ -180,6 +189,12 @@ class FaissLeafScorer:
     def docids(self, rows: np.ndarray) -> list[str]:
         """Collection docids of Faiss rows."""
         return [self.docids_by_row[int(r)] for r in rows]
+
+    def key(self, docid: str) -> int | None:
+        return self.row(docid)
+
+    def all_docids(self) -> list[str]:
+        return list(self.docids_by_row)
 
     def row(self, docid: str) -> int | None:
         """Faiss row of a collection docid (None if absent)."""

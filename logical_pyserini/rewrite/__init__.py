@@ -19,6 +19,7 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 """
 
 from ._factory import REWRITERS, decompose, get_rewriter
+from ._guard import GUARD_MODES, GuardDecision, exclusion_scopes, guard_decision, guard_rewrite
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter
 from ._statements import leaf_for, statement_for
@@ -26,8 +27,13 @@ from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
 
 __all__ = [
+    "GUARD_MODES",
     "REWRITERS",
     "SOURCES",
+    "GuardDecision",
+    "exclusion_scopes",
+    "guard_decision",
+    "guard_rewrite",
     "Decomposition",
     "LLMRewriter",
     "Rewrite",

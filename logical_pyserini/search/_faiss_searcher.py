@@ -11,8 +11,8 @@ import numpy as np
 
 from .._bootstrap import ensure_pyserini
 from ..compose import Normalizer, Operators
-from ..query import Node, Term, distinct_terms
-from ..retrieve import FaissLeafScorer, LeafHits, check_faiss_index
+from ..query import Term
+from ..retrieve import FaissLeafScorer, check_faiss_index
 
 ensure_pyserini()
 from pyserini.encode import QueryEncoder  # noqa: E402  (needs the bootstrap first)
@@ -20,7 +20,7 @@ from pyserini.search.faiss import FaissSearcher  # noqa: E402
 
 from ..encode import SentenceEncoder  # noqa: E402
 from ..encode._query_encoder import SentenceQueryEncoder  # noqa: E402
-from ._base import LogicalHit, LogicalSearchMixin, check_retriever  # noqa: E402
+from ._base import LogicalHit, LogicalSearchMixin  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -37,35 +37,6 @@ def _batch_encode(encoder: QueryEncoder):
     if hasattr(encoder, "encode_batch"):
         return encoder.encode_batch
     return lambda texts: np.stack([np.asarray(encoder.encode(t), dtype=np.float32).reshape(-1) for t in texts])
-
-
-class _DenseBackend:
-    """Adapts :class:`FaissLeafScorer` to the pipeline's backend protocol.
-
-    Keys are Faiss rows, or -- given ``row_of`` / ``key_of`` -- another key
-    space (the hybrid searcher's Lucene internal ids).
-    """
-
-    def __init__(self, scorer: FaissLeafScorer, row_of: np.ndarray | None = None, key_of: np.ndarray | None = None):
-        self.scorer = scorer
-        self.row_of = row_of
-        self.key_of = key_of
-
-    @staticmethod
-    def _check(term: Term) -> None:
-        check_retriever(term, "dense", "Faiss", "use LogicalHybridSearcher / --index together with --dense-index")
-
-    def search(self, term: Term, k: int) -> LeafHits:
-        self._check(term)
-        hits = self.scorer.search(term.text, k)
-        return hits if self.key_of is None else LeafHits(self.key_of[hits.docs], hits.scores, hits.complete)
-
-    def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
-        docs = np.asarray(docs, dtype=np.int64)
-        return self.scorer.score(term.text, docs if self.row_of is None else self.row_of[docs])
-
-    def retriever(self, term: Term) -> str:
-        return "dense"
 
 
 class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
@@ -125,7 +96,6 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
         self._setup(operators, normalize, leaf_hits)
         self.leaves = FaissLeafScorer(self.index, self.docids, _batch_encode(encoder),
                                       dimension=getattr(encoder, "dimension", None))
-        self._dense_backend = _DenseBackend(self.leaves)
         _warn_on_other_encoder(index_dir, encoder)
 
     @classmethod
@@ -151,11 +121,13 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
         return FaissSearcher.search(self, q, k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
-    def _backend(self, trees: list[Node]) -> _DenseBackend:
-        # One forward pass for every leaf the pipeline will score (one-leaf
-        # queries are encoded by FaissSearcher.search itself).
-        self.leaves.encode([t.text for tree in trees if not isinstance(tree, Term) for t in distinct_terms(tree)])
-        return self._dense_backend
+    leaf_retriever = "dense"
+    _missing_hint = "use LogicalHybridSearcher / --index together with --dense-index"
+    # One-leaf queries are encoded by FaissSearcher.search itself.
+    _single_leaves_delegated = True
+
+    def _retrievers(self) -> dict:
+        return {"dense": self.leaves}
 
     def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
         if term.retriever not in (None, "dense"):

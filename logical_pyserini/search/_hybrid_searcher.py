@@ -3,18 +3,8 @@
 Which retriever scores a leaf is chosen per leaf by its prefix (``bm25:``,
 ``dense:``, ``hybrid:``) and otherwise by the searcher's ``leaf_retriever``.
 
-Fusion of a ``hybrid`` leaf ``t`` for document ``d``::
-
-    fused(t, d) = (1 - w) * N_bm25(bm25(t, d)) + w * N_dense(cos(t, d))      (w = dense_weight, 0.5)
-
-Each component is normalised on its own, with the searcher's normalisation
-and the component's statistics over the whole index: ``max`` divides by the
-component's top score for ``t`` (negative cosines count as 0), ``minmax``
-spans [0, top] for BM25 and [lowest of the top ``leaf_hits`` cosines, top]
-for dense, ``sigmoid`` uses the calibration of each retriever.  The fused
-value is therefore already in [0, 1] and is composed as it is.  A fused
-leaf's top hits are the best ``leaf_hits`` of the union of its BM25 and dense
-top hits, each scored exactly by both retrievers.
+A ``hybrid`` leaf is scored by :class:`~logical_pyserini.retrieve.HybridLeafRetriever`
+(the weighted fusion of separately normalised BM25 and dense scores; see there).
 
 Documents are keyed by Lucene internal ids; the Faiss rows are mapped onto
 them once, when the searcher loads (through the docids of both indexes).
@@ -28,79 +18,15 @@ import time
 import numpy as np
 
 from ..compose import Normalizer, Operators
-from ..query import RETRIEVERS, Node, Term, distinct_terms, map_terms, parse_query
-from ..retrieve import LeafHits
-from ._base import LeafNormalizer, LogicalHit, LogicalSearchMixin
-from ._faiss_searcher import LogicalFaissSearcher, _DenseBackend
-from ._lucene_searcher import LogicalLuceneSearcher, _LuceneBackend
-from ._pipeline import _exact_scores
+from ..query import Node, Term, map_terms, parse_query
+from ..retrieve import HybridLeafRetriever, MappedRetriever, retriever_names
+from ._base import LogicalHit, LogicalSearchMixin
+from ._faiss_searcher import LogicalFaissSearcher
+from ._lucene_searcher import LogicalLuceneSearcher
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["LogicalHybridSearcher"]
-
-
-class _SparsePart(_LuceneBackend):
-    @staticmethod
-    def _check(term: Term) -> None:
-        """The hybrid backend has already chosen BM25 for this leaf."""
-
-
-class _DensePart(_DenseBackend):
-    @staticmethod
-    def _check(term: Term) -> None:
-        """The hybrid backend has already chosen dense for this leaf."""
-
-
-class _HybridBackend:
-    """Routes each leaf to BM25, dense or their fusion; keys are Lucene internal ids."""
-
-    def __init__(self, searcher: "LogicalHybridSearcher"):
-        self.default = searcher.leaf_retriever
-        self.parts = {"bm25": searcher._sparse_part, "dense": searcher._dense_part}
-        self.normalize = LeafNormalizer(searcher.normalizer)
-        self.dense_weight = searcher.dense_weight
-        self.leaf_hits = searcher.leaf_hits
-        self._component_hits: dict[tuple, dict[str, LeafHits]] = {}
-
-    def retriever(self, term: Term) -> str:
-        return term.retriever or self.default
-
-    def search(self, term: Term, k: int) -> LeafHits:
-        kind = self.retriever(term)
-        if kind != "hybrid":
-            return self.parts[kind].search(term, k)
-        hits = self._components(term, k)
-        docs = np.union1d(hits["bm25"].docs, hits["dense"].docs)
-        fused = self._fuse(term, docs)
-        top = np.lexsort((docs, -fused))[:k]
-        return LeafHits(docs[top], fused[top], complete=False)
-
-    def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
-        kind = self.retriever(term)
-        return self.parts[kind].score(term, docs) if kind != "hybrid" else self._fuse(term, docs)
-
-    def components(self, term: Term, docs: np.ndarray) -> dict[str, float] | None:
-        """Raw BM25 and dense scores of one document for a fused leaf (for ``explain``)."""
-        if self.retriever(term) != "hybrid":
-            return None
-        return {name: float(part.score(term, docs)[0]) for name, part in self.parts.items()}
-
-    def _components(self, term: Term, k: int | None = None) -> dict[str, LeafHits]:
-        # Cached per backend (one query or batch); concurrent fills compute the same values.
-        key = (term.key[0], k or self.leaf_hits)
-        if key not in self._component_hits:
-            self._component_hits[key] = {name: part.search(term, key[1]) for name, part in self.parts.items()}
-        return self._component_hits[key]
-
-    def _fuse(self, term: Term, docs: np.ndarray) -> np.ndarray:
-        hits = self._components(term)
-        bm25 = _exact_scores(term, hits["bm25"], docs, self.parts["bm25"])
-        dense = _exact_scores(term, hits["dense"], docs, self.parts["dense"])
-        floor = float(hits["dense"].scores.min()) if len(hits["dense"].scores) else 0.0
-        w = self.dense_weight
-        return ((1 - w) * self.normalize(bm25, hits["bm25"].max, 0.0, "bm25")
-                + w * self.normalize(dense, hits["dense"].max, floor, "dense"))
 
 
 class LogicalHybridSearcher(LogicalSearchMixin):
@@ -148,8 +74,8 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         leaf_hits: int = 1000,
         dense_weight: float = 0.5,
     ):
-        if leaf_retriever not in RETRIEVERS:
-            raise ValueError(f"unknown leaf retriever {leaf_retriever!r}; choose from {', '.join(RETRIEVERS)}")
+        if leaf_retriever not in retriever_names():
+            raise ValueError(f"unknown leaf retriever {leaf_retriever!r}; choose from {', '.join(retriever_names())}")
         if not 0.0 <= dense_weight <= 1.0:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight}")
         self._setup(operators, normalize, leaf_hits)
@@ -158,10 +84,13 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         self.sparse = LogicalLuceneSearcher(lucene_index, self.operators, self.normalizer, leaf_hits)
         self.dense = LogicalFaissSearcher(faiss_index, query_encoder, self.operators, self.normalizer, leaf_hits)
         start = time.perf_counter()
-        self._map_documents(lucene_index, faiss_index)
+        self._docid_of = self.sparse.leaves.all_docids()
+        # Documents are keyed by Lucene internal ids; Faiss rows are mapped onto them once, here.
+        self._dense_part = MappedRetriever.onto(self.dense.leaves, self._docid_of, f"Lucene {lucene_index}",
+                                                f"Faiss {faiss_index}")
+        self._row_of = self._dense_part.to_inner
+        self._key_of = {d: i for i, d in enumerate(self._docid_of)}
         self.mapping_seconds = time.perf_counter() - start
-        self._sparse_part = _SparsePart(self.sparse.leaves)
-        self._dense_part = _DensePart(self.dense.leaves, row_of=self._row_of, key_of=self._lucene_of)
 
     @classmethod
     def from_prebuilt_index(cls, lucene_index: str, faiss_index: str, query_encoder, leaf_retriever: str = "hybrid",
@@ -178,28 +107,6 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         lucene, dense = resolve_cli_indexes(lucene_index, faiss_index, query_encoder)
         return cls(str(lucene.path), str(dense.path), query_encoder, leaf_retriever, operators, normalize,
                    leaf_hits, dense_weight)
-
-    def _map_documents(self, lucene_index: str, faiss_index: str) -> None:
-        """``_row_of[lucene id]`` and ``_lucene_of[row]``, checked to be inverse bijections."""
-        n = int(self.sparse.num_docs)
-        self._docid_of = self.sparse.leaves.docids(np.arange(n, dtype=np.int64))
-        faiss_docids = self.dense.leaves.docids_by_row
-        rows = {d: i for i, d in enumerate(faiss_docids)}
-        missing = [d for d in self._docid_of if d not in rows]
-        if missing or len(faiss_docids) != n:
-            extra = sorted(set(faiss_docids) - set(self._docid_of))
-            raise ValueError(
-                f"the indexes hold different corpora: Lucene {lucene_index} has {n} documents, Faiss "
-                f"{faiss_index} has {len(faiss_docids)}; {len(missing)} Lucene docids are not in the Faiss "
-                f"index (e.g. {missing[:3]}), {len(extra)} Faiss docids are not in the Lucene index "
-                f"(e.g. {extra[:3]}); build both from the same corpus"
-            )
-        self._row_of = np.fromiter((rows[d] for d in self._docid_of), dtype=np.int64, count=n)
-        if len(np.unique(self._row_of)) != n:
-            raise ValueError(f"duplicate docids in {lucene_index} or {faiss_index}: documents cannot be matched")
-        self._lucene_of = np.empty(n, dtype=np.int64)
-        self._lucene_of[self._row_of] = np.arange(n, dtype=np.int64)
-        self._key_of = {d: i for i, d in enumerate(self._docid_of)}
 
     def set_bm25(self, k1: float = 0.9, b: float = 0.4) -> None:
         """BM25 parameters of the sparse leaves (and of plain search)."""
@@ -221,11 +128,12 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         return self.sparse.boolean_search(map_terms(tree, lambda t: Term(t.text)), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
-    def _backend(self, trees: list[Node]) -> _HybridBackend:
-        backend = _HybridBackend(self)
-        self.dense.leaves.encode([t.text for tree in trees for t in distinct_terms(tree)
-                                  if backend.retriever(t) != "bm25"])
-        return backend
+    def _retrievers(self) -> dict:
+        parts = {"bm25": self.sparse.leaves, "dense": self._dense_part}
+        # A fresh fused retriever per query or batch: it caches its components' hits.
+        fused = HybridLeafRetriever(parts, {"bm25": 1 - self.dense_weight, "dense": self.dense_weight},
+                                    self.normalizer, self.leaf_hits)
+        return {**parts, "hybrid": fused}
 
     def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
         part = {"bm25": self.sparse, "dense": self.dense}.get(term.retriever or self.leaf_retriever)

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import logging
-import os
-from pathlib import Path
 
 import numpy as np
 
 from .._bootstrap import ensure_pyserini, jvm_lock
 from ..compose import Normalizer, Operators
 from ..query import Node, Term, parse_query
-from ..retrieve import LeafHits, LuceneLeafScorer, boolean_query
-from ._base import LogicalHit, LogicalSearchMixin, check_retriever
+from ..retrieve import LuceneLeafScorer, boolean_query, check_lucene_index
+from ._base import LogicalHit, LogicalSearchMixin
 
 ensure_pyserini()
 from pyserini.search.lucene import LuceneSearcher  # noqa: E402  (needs the bootstrap first)
@@ -22,48 +20,16 @@ logger = logging.getLogger(__name__)
 __all__ = ["LogicalHit", "LogicalLuceneSearcher", "check_lucene_index"]
 
 
-def check_lucene_index(index_dir: str | os.PathLike) -> Path:
-    """Fail with a clear message unless ``index_dir`` holds a Lucene index.
-
-    Pyserini itself prints "Unrecognized index name" and carries on, or raises
-    a Java stack trace; we want one sentence and a non-zero exit.
-    """
-    path = Path(index_dir)
-    if not path.is_dir():
-        raise FileNotFoundError(f"Lucene index not found: {index_dir} is not a directory")
-    if not any(p.name.startswith("segments_") for p in path.iterdir()):
-        raise FileNotFoundError(f"Lucene index not found: {index_dir} has no segments_N file (not a Lucene index?)")
-    return path
-
-
-class _LuceneBackend:
-    """Adapts :class:`LuceneLeafScorer` to the pipeline's backend protocol."""
-
-    def __init__(self, scorer: LuceneLeafScorer):
-        self.scorer = scorer
-
-    @staticmethod
-    def _check(term: Term) -> None:
-        check_retriever(term, "bm25", "Lucene", "use LogicalHybridSearcher / --dense-index")
-
-    def search(self, term: Term, k: int) -> LeafHits:
-        self._check(term)
-        return self.scorer.search(term.text, k)
-
-    def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
-        return self.scorer.score(term.text, docs)
-
-    def retriever(self, term: Term) -> str:
-        return "bm25"
-
-
 class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     """Logical search over a Lucene index with BM25 leaves.
 
-    Each distinct leaf of the query runs once as a BM25 sub-search; the
-    candidates are the union of the hits of the positive leaves; every
-    candidate gets the exact BM25 score of every leaf; scores are normalised
-    into [0, 1] and combined by the operator tree.  ``search``,
+    Leaf BM25 scores are normalised into [0, 1] and combined by the operator
+    tree.  By default the answer is the exact top-k over the whole collection
+    (see :func:`~logical_pyserini.search.topk`), found by a threshold
+    algorithm that searches each distinct leaf a few times at growing depth
+    and scores only the documents that can still qualify; with
+    ``pooled=True`` the candidates are the union of the positive leaves' top
+    ``leaf_hits`` hits.  ``search``,
     ``batch_search`` and ``explain`` come from :class:`LogicalSearchMixin`.
 
     Parameters
@@ -76,7 +42,12 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     normalize : str or Normalizer, optional
         Leaf score normalisation (default ``max``).
     leaf_hits : int, optional
-        Depth of every leaf sub-search (default 1000).
+        Depth of every leaf sub-search when ``pooled`` (default 1000).
+    pooled : bool, optional
+        False (default): the exact top-k over the whole collection, as if every
+        document were scored on every leaf.  True: rank only the union of the
+        positive leaves' top ``leaf_hits`` (not exact).  ``minmax``
+        normalisation has no safe bound and is always pooled.
 
     Examples
     --------
@@ -91,13 +62,13 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         operators: Operators | None = None,
         normalize: str | Normalizer = "max",
         leaf_hits: int = 1000,
+        pooled: bool = False,
     ):
         check_lucene_index(index_dir)
         super().__init__(str(index_dir))
-        self._setup(operators, normalize, leaf_hits)
+        self._setup(operators, normalize, leaf_hits, pooled)
         self.leaves = LuceneLeafScorer(str(index_dir), analyzer=self.object.get_analyzer(),
                                        similarity=self.object.get_similarity())
-        self._lucene_backend = _LuceneBackend(self.leaves)
 
     @classmethod
     def from_prebuilt_index(cls, prebuilt_index_name: str, operators: Operators | None = None,
@@ -147,7 +118,9 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         tree = parse_query(q) if isinstance(q, str) else q
 
         def leaf(term: Term):
-            _LuceneBackend._check(term)
+            if term.retriever not in (None, "bm25"):
+                raise ValueError(f"term {term} asks for a {term.retriever} retriever, but the Boolean peer is a "
+                                 "Lucene query of BM25 leaves")
             return self.leaves.query(term.text)
 
         with jvm_lock:  # the BooleanQuery builder is a per-call Java object (see jvm_lock)
@@ -164,12 +137,16 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
             return LuceneSearcher.search(self, self.boolean_query(q), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
-    def _backend(self, trees) -> _LuceneBackend:
-        return self._lucene_backend
+    leaf_retriever = "bm25"
+    _missing_hint = "use LogicalHybridSearcher / --dense-index"
+    _single_leaves_delegated = True
+
+    def _retrievers(self) -> dict:
+        return {"bm25": self.leaves}
 
     def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
         if term.retriever not in (None, "bm25"):
-            return None  # the backend reports the unsupported retriever
+            return None  # another retriever, or an error the backend reports
         # One leaf is plain BM25: delegate, so the ranking is exactly Pyserini's.
         with jvm_lock:
             return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)

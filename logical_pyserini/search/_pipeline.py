@@ -19,7 +19,7 @@ import numpy as np
 
 from ..compose import Normalizer, Operators, compose
 from ..query import Node, Term, distinct_terms, positive_terms
-from ..retrieve import LeafHits
+from ..retrieve import LeafHits, exact_scores
 
 __all__ = ["LeafBackend", "NoPositiveTermError", "Pool", "score_pool"]
 
@@ -117,18 +117,5 @@ def score_pool(
 
 
 def _exact_scores(term: Term, leaf: LeafHits, docs: np.ndarray, backend: LeafBackend) -> np.ndarray:
-    """Leaf score of every pool document: from the leaf's own hits where it has
-    them, from the backend's exact scorer for the rest (unless the leaf's hit
-    list is complete, in which case the rest is exactly 0)."""
-    values = np.zeros(len(docs), dtype=np.float64)
-    if len(leaf.docs):
-        order = np.argsort(leaf.docs)
-        pos = np.searchsorted(leaf.docs, docs, sorter=order)
-        pos = np.minimum(pos, len(leaf.docs) - 1)
-        found = leaf.docs[order[pos]] == docs
-        values[found] = leaf.scores[order[pos[found]]]
-    else:
-        found = np.zeros(len(docs), dtype=bool)
-    if not leaf.complete and not found.all():
-        values[~found] = backend.score(term, docs[~found])
-    return values
+    """Leaf score of every pool document (see :func:`logical_pyserini.retrieve.exact_scores`)."""
+    return exact_scores(leaf, docs, lambda missing: backend.score(term, missing))

@@ -1,0 +1,237 @@
+"""π-CoT benchmarks (seed 003): the symbolic path on PhantomWiki, and the LM methods on small subsets.
+
+    python eval/bench_picot.py symbolic --universes eval/data/picot/pw-s-1 eval/data/picot/pw-m-1 ...
+    python eval/bench_picot.py llm --universe eval/data/picot/pw-s-1 --limit 20 --llm embedded
+    python eval/bench_picot.py llm --multihop 2wiki --limit 20 --llm embedded
+
+Universes come from ``python eval/picot_data.py phantomwiki --seed S --size 50|500 --output DIR``.
+``symbolic``: gold Prolog + template reader + no model (``--llm none``): it can only fail through
+retrieval or execution; EM/F1 per hop count, retriever calls and seconds per question.
+``llm``: CoT / standard RAG / IRCoT / π-CoT with the same model and retriever, paired t-tests.
+Results go to ``eval/results/picot_symbolic.md`` and ``eval/results/picot_llm*.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval._common import base_parser, command, header, log, md_table, today, write_lines  # noqa: E402
+from logical_pyserini._io import atomic_write_text  # noqa: E402
+
+
+def _fmt(m: dict, scale: float = 100.0) -> str:
+    return f"{m['mean'] * scale:.1f} ± {m['se'] * scale:.1f}"
+
+
+def _universe(path: Path):
+    from logical_pyserini.picot import LuceneRetriever, load_questions, phantomwiki_schema
+
+    rules = (path / "rules.pl").read_text(encoding="utf-8") if (path / "rules.pl").exists() else ""
+    retriever = LuceneRetriever(path / "index", path / "corpus.jsonl")
+    meta = json.loads((path / "meta.json").read_text()) if (path / "meta.json").exists() else {}
+    return load_questions(path / "questions.jsonl"), phantomwiki_schema(rules), retriever, meta
+
+
+def cmd_symbolic(args) -> None:
+    from logical_pyserini.picot import RunConfig, run_questions, summarize
+
+    rows_out, hop_rows, all_rows = [], {}, []
+    for u in args.universes:
+        path = Path(u)
+        questions, schema, retriever, meta = _universe(path)
+        if args.limit:
+            questions = questions[: args.limit]
+        cfg = RunConfig(method="picot", reader="template", gold_prolog=True, k=args.hits)
+        start = time.perf_counter()
+        rows = run_questions(questions, cfg, schema, retriever, None, progress=not args.quiet)
+        wall = time.perf_counter() - start
+        s = summarize(rows)
+        all_rows += rows
+        n_docs = sum(1 for _ in open(path / "corpus.jsonl", encoding="utf-8"))
+        rows_out.append([path.name, meta.get("seed", "?"), n_docs, s["n"], _fmt(s["em"]), _fmt(s["f1"]),
+                         f"{s['retriever_calls']['mean']:.1f}", f"{s['seconds']['mean'] * 1000:.0f}",
+                         f"{wall:.0f}", s["errors"]])
+        for h, v in s["by_hops"].items():
+            hop_rows.setdefault(path.name, {})[int(h)] = v["em"]["mean"]
+        log(f"{path.name}: EM {s['em']['mean']:.3f} ({s['n']} questions, {wall:.0f}s)")
+    hops = sorted({h for v in hop_rows.values() for h in v})
+    cmd = command(__file__, args.argv)
+    lines = header("π-CoT symbolic path on PhantomWiki (gold Prolog, template reader, no model)", cmd,
+                   "Each universe is a fresh PhantomWiki 1.0.3 universe made by `eval/picot_data.py` (the real "
+                   "generator, easy mode, question depth 20, 10 questions per template; `size` is the max family "
+                   "tree size: 50 = PW-S, 500 = PW-M). Every sub-query runs as SLICE: BM25 through "
+                   f"`LogicalLuceneSearcher.plain_search` (k = {args.hits} passages per call), the template reader, "
+                   "SWI-Prolog state. Derived relations (sibling, parent, child) are resolved through the universe's "
+                   "rules, whose bodies ask for article-level facts the same way. EM/F1 over answer sets "
+                   "(PhantomWiki's scoring), mean ± 1 s.e. in %; ms/q is wall time per question on this machine "
+                   "(2 shared cores).")
+    lines += md_table(["universe", "seed", "articles", "questions", "EM", "F1", "retriever calls/q", "ms/q",
+                       "total s", "errors"], rows_out)
+    lines += ["", "EM by hop count (the question's difficulty):", ""]
+    lines += md_table(["universe"] + [str(h) for h in hops],
+                      [[name] + [f"{v[h]:.3f}" if h in v else "" for h in hops] for name, v in hop_rows.items()])
+    s = summarize(all_rows)
+    lines += ["", f"All universes together: {s['n']} questions, EM {_fmt(s['em'])}, F1 {_fmt(s['f1'])}, "
+              f"{s['retriever_calls']['mean']:.1f} retriever calls and 0 model calls per question."]
+    out = write_lines(Path(args.results) / "picot_symbolic.md", lines)
+    log(f"wrote {out}")
+
+
+def cmd_llm(args) -> None:
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import (LuceneRetriever, Passage, RunConfig, Schema, load_corpus, load_multihop,
+                                        load_questions, run_questions)
+
+    model = get_model(args.llm, cache=args.model_cache)
+    if args.universe:
+        path = Path(args.universe)
+        questions, schema, retriever, meta = _universe(path)
+        name, dataset = f"PhantomWiki {path.name}", "phantomwiki"
+        corpus = [Passage(d, t) for d, t in load_corpus(path / "corpus.jsonl").items()]
+        k = args.hits
+    else:
+        dataset = args.multihop
+        from eval.picot_data import multihop_source
+
+        qrows, corpus_rows = load_multihop(args.source or multihop_source(), dataset)
+        work = Path(args.data) / "picot" / dataset
+        work.mkdir(parents=True, exist_ok=True)
+        cpath = work / "corpus.jsonl"
+        if not cpath.exists():
+            cpath.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus_rows), encoding="utf-8")
+        qpath = work / "questions.jsonl"
+        qpath.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qrows), encoding="utf-8")
+        questions = load_questions(qpath)
+        schema, retriever, corpus = Schema({}), LuceneRetriever(work / "index", cpath), []
+        name = {"2wiki": "2WikiMultiHopQA", "hotpotqa": "HotpotQA"}[dataset]
+        k = args.hits or {"2wiki": 16, "hotpotqa": 14}[dataset]
+    if args.max_hops:
+        questions = [q for q in questions if q.hops is None or q.hops <= args.max_hops]
+    questions = questions[:: args.every][: args.limit]  # --every: spread the subset over templates
+    dsname = dataset if dataset != "phantomwiki" else Path(args.universe).name
+    save = Path(args.save_runs or Path(args.data) / "picot" / "runs" / dsname)
+    save.mkdir(parents=True, exist_ok=True)
+    note = (f"{len(questions)} questions (every {args.every}-th"
+            f"{f' of those with at most {args.max_hops} hops' if args.max_hops else ''}, first {args.limit}); "
+            f"model {model.id}; BM25 k = {k}; π-CoT plan: "
+            f"{'gold Prolog' if args.gold_prolog else 'generated by the model (few-shot, checked by SWI-Prolog, one repair)'}; "
+            f"fact verification: {args.verify}; reader/final max new tokens {args.reader_max_new_tokens}/{args.max_new_tokens}; "
+            f"at most {args.max_slice_calls} SLICE calls per question")
+    for spec in args.methods:
+        method, _, setting = spec.partition("@")
+        setting = setting or "retrieval"
+        cfg = RunConfig(method=method, setting=setting, reader="llm", gold_prolog=args.gold_prolog and method == "picot",
+                        dataset=dataset, k=k, verify=args.verify, corpus_passages=corpus,
+                        max_evidence_tokens=args.max_evidence_tokens, max_new_tokens=args.max_new_tokens,
+                        max_slice_calls=args.max_slice_calls, reader_max_new_tokens=args.reader_max_new_tokens,
+                        plan_max_new_tokens=args.plan_max_new_tokens)
+        log(f"{name}: {spec} on {len(questions)} questions")
+        if cfg.gold_prolog:
+            spec = f"{spec}+gold-prolog"
+        stem = spec.replace("@", "-").replace("+", "-")
+        with open(save / f"{stem}.jsonl.partial", "w", encoding="utf-8") as partial:  # kept if interrupted
+            rows = run_questions(questions, cfg, schema, retriever, model, progress=not args.quiet,
+                                 on_row=lambda r: (partial.write(json.dumps(r, ensure_ascii=False) + "\n"),
+                                                   partial.flush()))
+        atomic_write_text(save / f"{stem}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        atomic_write_text(save / f"{stem}.meta.json", json.dumps(
+            {"spec": spec, "command": command(__file__, args.argv), "note": note}, ensure_ascii=False) + "\n")
+        (save / f"{stem}.jsonl.partial").unlink(missing_ok=True)
+    report(save, f"π-CoT vs baselines on {name} ({args.llm}, CPU)", dataset == "phantomwiki",
+           Path(args.results) / f"picot_llm_{dsname}.md")
+
+
+def report(folder: Path, title: str, by_hops: bool, out: Path) -> None:
+    """One table over every method run saved in ``folder`` (runs may come from parallel processes)."""
+    from logical_pyserini.picot import compare, summarize
+
+    runs, metas = {}, {}
+    for meta_path in sorted(folder.glob("*.meta.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        rows_path = meta_path.with_name(meta_path.name.replace(".meta.json", ".jsonl"))
+        runs[meta["spec"]] = [json.loads(line) for line in rows_path.read_text(encoding="utf-8").splitlines() if line]
+        metas[meta["spec"]] = meta
+    table = []
+    for spec, rows in runs.items():
+        s = summarize(rows)
+        table.append([spec, s["n"], _fmt(s["em"]), _fmt(s["f1"]),
+                      f"{s['retriever_calls']['mean']:.2f} ± {s['retriever_calls']['se']:.2f}",
+                      f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"]])
+    lines = [f"# {title}", "", f"Date: {today()}; machine: 2 shared CPU cores (load average 10-20 during the runs).", ""]
+    lines += ["Commands (one per method; methods may run in parallel processes):", ""]
+    lines += [f"- `{m['command']}` — {m['note']}" for m in metas.values()]
+    lines += ["", "Same model and retriever for every method; `@incontext` = the question's own passages (PhantomWiki: "
+              "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
+              "calls and seconds per question (s/q on a heavily shared machine: compare within this table only).", ""]
+    lines += md_table(["method", "questions", "EM", "F1", "retriever calls/q", "model calls/q", "s/q", "errors"], table)
+    tests = compare(runs, "f1")
+    if tests:
+        lines += ["", "Paired t-tests on per-question F1 (seed Table 4's test):", ""]
+        lines += md_table(["A", "B", "mean F1 diff (A - B)", "t", "p"],
+                          [[t["a"], t["b"], f"{t['mean_diff'] * 100:.1f}", f"{t['t']:.2f}", f"{t['p']:.3g}"] for t in tests])
+    if by_hops:
+        lines += ["", "F1 by hop count (%):", ""]
+        hops = sorted({int(h) for rows in runs.values() for h in summarize(rows)["by_hops"]})
+        lines += md_table(["method"] + [str(h) for h in hops],
+                          [[spec] + [f"{summarize(rows)['by_hops'][str(h)]['f1']['mean'] * 100:.0f}"
+                                     if str(h) in summarize(rows)["by_hops"] else "" for h in hops]
+                           for spec, rows in runs.items()])
+    write_lines(out, lines)
+    log(f"wrote {out}")
+
+
+def cmd_report(args) -> None:
+    report(Path(args.runs), args.title, args.by_hops, Path(args.output))
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = base_parser(__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("symbolic")
+    s.add_argument("--universes", nargs="+", required=True)
+    s.add_argument("--hits", type=int, default=10)
+    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(func=cmd_symbolic)
+    m = sub.add_parser("llm")
+    g = m.add_mutually_exclusive_group(required=True)
+    g.add_argument("--universe")
+    g.add_argument("--multihop", choices=["2wiki", "hotpotqa"])
+    m.add_argument("--source", default=None, help="multihop dev subsets (default: ../shared/data/multihop)")
+    m.add_argument("--methods", nargs="+", default=["cot@incontext", "rag", "ircot", "picot"])
+    m.add_argument("--gold-prolog", action="store_true")
+    m.add_argument("--llm", default="embedded")
+    m.add_argument("--model-cache", default=None)
+    m.add_argument("--verify", default="cot", choices=["cot", "logit"])
+    m.add_argument("--hits", type=int, default=None)
+    m.add_argument("--limit", type=int, default=20)
+    m.add_argument("--max-hops", type=int, default=None, help="only questions of at most this many hops")
+    m.add_argument("--every", type=int, default=1, help="take every N-th question (PhantomWiki files are grouped by template)")
+    m.add_argument("--max-evidence-tokens", type=int, default=6000)
+    m.add_argument("--max-new-tokens", type=int, default=256)
+    m.add_argument("--reader-max-new-tokens", type=int, default=160)
+    m.add_argument("--plan-max-new-tokens", type=int, default=384)
+    m.add_argument("--max-slice-calls", type=int, default=2000, help="SLICE calls per question before it is cut off")
+    m.add_argument("--save-runs", default=None)
+    m.add_argument("--quiet", action="store_true")
+    m.set_defaults(func=cmd_llm)
+    r = sub.add_parser("report", help="rewrite a table from saved runs")
+    r.add_argument("--runs", required=True)
+    r.add_argument("--title", required=True)
+    r.add_argument("--by-hops", action="store_true")
+    r.add_argument("--output", required=True)
+    r.set_defaults(func=cmd_report)
+    args = p.parse_args(argv)
+    args.argv = argv
+    if args.cmd == "symbolic" and args.quick:
+        args.limit = args.limit or 20
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
