@@ -96,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
                     "hf:PATH | openai:MODEL.  The rewrites are written to OUTPUT.rewrites.tsv.")
+    rw.add_argument("--rewrite-guard", default="propose", choices=("off", "on", "propose"),
+                    help="Do no harm: keep the whole question as the positive leaf (a short question's reliable "
+                    "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "
+                    "propose also adds exclusions the question states that the rewrite missed; off uses the "
+                    "rewrite as is.")
     rw.add_argument("--rewrite-cache", default=None, metavar="FILE", help="JSONL cache of LLM rewrites.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
@@ -317,12 +322,14 @@ def _build_rewriter(args: argparse.Namespace):
 def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
+    from ..rewrite import guard_rewrite
+
     trees = {}
     record = f"{args.output}.rewrites.tsv"
     with atomic_write(record) as f:
         for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=args.quiet):
             try:
-                rewrite = rewriter.rewrite(text)
+                rewrite = guard_rewrite(rewriter.rewrite(text), args.rewrite_guard)
             except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
                 failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
                 logger.error("qid %s: %s", qid, failures[qid])
