@@ -17,6 +17,12 @@ _EXPORTS = {
     "LogicalLuceneSearcher": "._lucene_searcher",
     "check_lucene_index": "._lucene_searcher",
     "NoPositiveTermError": "._pipeline",
+    "RetrieverBackend": "._base",
+    "RunReport": "._run",
+    "SearchConfig": "._run",
+    "build_searcher": "._run",
+    "open_run_writer": "._output",
+    "run_topics": "._run",
     "Pool": "._pipeline",
     "score_pool": "._pipeline",
 }

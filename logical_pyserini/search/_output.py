@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 from pyserini.output_writer import OutputFormat, TrecWriter, get_output_writer
 
-__all__ = ["PreciseTrecWriter", "open_run_writer"]
+from .._io import atomic_write
+
+__all__ = ["PreciseTrecWriter", "RunFile", "open_run_writer"]
 
 
 class PreciseTrecWriter(TrecWriter):
@@ -20,8 +25,33 @@ class PreciseTrecWriter(TrecWriter):
             self._file.write(f"{topic} Q0 {docid} {rank} {score:.10g} {self.tag}\n")
 
 
-def open_run_writer(path: str, output_format: str, max_hits: int, tag: str):
-    """A Pyserini output writer (use as a context manager)."""
+class RunFile:
+    """A Pyserini output writer bound to an open file: ``write(qid, hits)`` and ``flush()``."""
+
+    def __init__(self, writer, handle):
+        self._writer = writer
+        self._handle = handle
+        writer._file = handle  # Pyserini's writers write to ``_file`` (set by their own __enter__ otherwise)
+
+    def write(self, topic: str, hits) -> None:
+        self._writer.write(topic, hits)
+
+    def flush(self) -> None:
+        self._handle.flush()
+
+
+@contextlib.contextmanager
+def open_run_writer(path, output_format: str, max_hits: int, tag: str, resume: bool = False) -> Iterator[RunFile]:
+    """A Pyserini run writer whose file appears atomically at ``path`` when the block completes.
+
+    The run grows in ``PATH.partial`` (appended to with ``resume``) and is
+    renamed to ``path`` at the end; if the block raises, ``PATH.partial`` stays
+    for a later ``resume``.
+    """
+    path = str(path)
     if output_format == "trec":
-        return PreciseTrecWriter(path, "w", max_hits=max_hits, tag=tag)
-    return get_output_writer(path, OutputFormat(output_format), "w", max_hits=max_hits, tag=tag)
+        writer = PreciseTrecWriter(path, "w", max_hits=max_hits, tag=tag)
+    else:
+        writer = get_output_writer(path, OutputFormat(output_format), "w", max_hits=max_hits, tag=tag)
+    with atomic_write(path, "a" if resume else "w", partial=True) as handle:
+        yield RunFile(writer, handle)
