@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from pathlib import Path
 from typing import Iterator
 
@@ -36,22 +37,32 @@ def read_topics(path: str | os.PathLike) -> dict[str, str]:
     FileNotFoundError
         If the file does not exist.
     TopicsError
-        For a malformed line, an empty qid or text, a duplicate qid or no
-        topics at all.
+        For a malformed line, an empty qid or text, a qid with whitespace or a
+        control character, a duplicate qid or no topics at all.  A UTF-8
+        byte-order mark is skipped.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"topics file not found: {path}")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # utf-8-sig drops a byte-order mark (Windows editors write one) instead of
+        # gluing it to the first qid; split on newlines only, since str.splitlines
+        # would also break a query at U+2028, U+0085 or a form feed.
+        content = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TopicsError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    lines = [line[:-1] if line.endswith("\r") else line for line in content.split("\n")]
     first = next((line for line in lines if line.strip()), "")
     jsonl = path.suffix.lower() in (".jsonl", ".json", ".ndjson") or first.lstrip().startswith("{")
     topics: dict[str, str] = {}
     for lineno, qid, text in (_jsonl_rows if jsonl else _tsv_rows)(path, lines):
         if not qid:
             raise TopicsError(f"{path}:{lineno}: empty qid")
+        bad = next((ch for ch in qid if ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+        if bad is not None:
+            raise TopicsError(f"{path}:{lineno}: qid {qid!r} contains {unicodedata.name(bad, 'control character')} "
+                              f"(U+{ord(bad):04X}); qids must be printable and without spaces (run files "
+                              "separate columns by whitespace)")
         if not text.strip():
             raise TopicsError(f"{path}:{lineno}: empty query for qid {qid!r}")
         if qid in topics:

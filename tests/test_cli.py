@@ -50,7 +50,11 @@ def test_bad_query_is_reported_and_others_still_run(tmp_path, museum_index, caps
     assert code == 1
     err = capsys.readouterr().err
     assert "failed qid bad: unbalanced parentheses" in err and "position 11" in err
-    assert "failed qid neg: NoPositiveTermError" in err
+    assert "qid neg" not in err  # exact top-k answers NOT-only queries...
+    assert {line.split()[0] for line in run.read_text().splitlines()} == {"ok", "neg"}
+    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run), "--quiet",
+                        "--pooled"])
+    assert "failed qid neg: NoPositiveTermError" in capsys.readouterr().err  # ...a pool cannot
     assert {line.split()[0] for line in run.read_text().splitlines()} == {"ok"}
 
 

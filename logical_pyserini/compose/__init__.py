@@ -1,11 +1,13 @@
 """Composition stage: leaf-score normalisation and AND / OR / NOT operators."""
 
+from ._bounds import BoundsUnavailable, compose_bounds
 from ._compose import compose, explain_tree
 from ._normalize import NORMALIZERS, Normalizer, SigmoidParams, load_calibration
 from ._operators import AND_OPERATORS, INVERSE_EPSILON, NOT_OPERATORS, OR_OPERATORS, Operators, resolve
 
 __all__ = [
     "AND_OPERATORS",
+    "BoundsUnavailable",
     "INVERSE_EPSILON",
     "NORMALIZERS",
     "NOT_OPERATORS",
@@ -14,6 +16,7 @@ __all__ = [
     "Operators",
     "SigmoidParams",
     "compose",
+    "compose_bounds",
     "explain_tree",
     "load_calibration",
     "resolve",

@@ -52,6 +52,19 @@ class Normalizer:
         if self.method not in NORMALIZERS:
             raise ValueError(f"unknown normalisation {self.method!r}; choose from {', '.join(NORMALIZERS)}")
 
+    @property
+    def has_safe_bounds(self) -> bool:
+        """Whether the normalised score is a fixed non-decreasing function of the raw
+        score (given the leaf's maximum), so that a bound on raw scores bounds
+        normalised ones.  ``minmax`` depends on the lowest score of the scored
+        pool, so no bound for unseen documents exists; a sigmoid with a
+        negative slope is decreasing."""
+        if self.method == "minmax":
+            return False
+        if self.method == "sigmoid":
+            return all(p.lam >= 0 for p in (self.sigmoid or {}).values())
+        return True
+
     def __call__(self, raw: np.ndarray, leaf_max: float, pool_min: float, retriever: str = "bm25") -> np.ndarray:
         raw = np.asarray(raw, dtype=np.float64)
         if self.method == "none":

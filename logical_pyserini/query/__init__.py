@@ -5,7 +5,7 @@
 '"museum" AND ("Paris" OR "Amsterdam") AND NOT "art museum"'
 """
 
-from ._parser import QuerySyntaxError, parse_query
+from ._parser import MAX_DEPTH, QuerySyntaxError, parse_query
 from ._tree import (
     NODE_TYPES,
     And,
@@ -23,6 +23,7 @@ from ._tree import (
 )
 
 __all__ = [
+    "MAX_DEPTH",
     "NODE_TYPES",
     "RETRIEVERS",
     "And",

@@ -11,7 +11,15 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ._tree import And, Node, Not, Or, Term, normalize_text
 
-__all__ = ["QuerySyntaxError", "parse_query"]
+__all__ = ["MAX_DEPTH", "QuerySyntaxError", "parse_query"]
+
+MAX_DEPTH = 100
+"""Deepest nesting of parentheses and NOTs a query may have.
+
+The tree is walked recursively (here and in composition, explanation and
+printing); bounding the depth keeps every walk far below Python's recursion
+limit, so a hostile query fails with a position instead of a RecursionError.
+"""
 
 
 class QuerySyntaxError(ValueError):
@@ -127,6 +135,9 @@ def parse_query(query: str) -> Node:
         raise TypeError(f"query must be a str, not {type(query).__name__}")
     if not query.strip():
         raise QuerySyntaxError("empty query", query, 0)
+    too_deep = _too_deep(query)
+    if too_deep is not None:
+        raise QuerySyntaxError(f"query nests deeper than {MAX_DEPTH} levels of parentheses / NOT", query, too_deep)
     try:
         tree = _lark(_retriever_names()).parse(query)
     except UnexpectedInput as exc:
@@ -137,6 +148,42 @@ def parse_query(query: str) -> Node:
         if isinstance(exc.orig_exc, QuerySyntaxError):
             raise exc.orig_exc from None
         raise
+
+
+def _too_deep(query: str) -> int | None:
+    """Position of the first token past :data:`MAX_DEPTH` levels of nesting, or None.
+
+    Depth counts open parentheses plus the NOTs that still wait for their
+    operand at each level, so ``NOT NOT NOT x`` and ``(((x)))`` both count 3.
+    A query the lexer rejects is left to the parser (its error comes first).
+    """
+    if query.count("(") + query.count("NOT") <= MAX_DEPTH:
+        return None  # cheap exit for every ordinary query
+    nots = [0]  # pending NOTs per open parenthesis level
+    try:
+        for token in _lark(_retriever_names()).lex(query):  # lazily: stops at the first token too deep
+            if _deeper_than_max(token, nots):
+                return token.start_pos
+    except UnexpectedInput:
+        pass
+    return None
+
+
+def _deeper_than_max(token: Token, nots: list[int]) -> bool:
+    """Track one token's effect on the nesting; True once it passes :data:`MAX_DEPTH`."""
+    if token.type == "LPAR":
+        nots.append(0)
+    elif token.type == "RPAR":
+        if len(nots) > 1:
+            nots.pop()
+        nots[-1] = 0
+    elif token.type == "NOT":
+        nots[-1] += 1
+    elif token.type in ("WORD", "PHRASE"):
+        nots[-1] = 0
+    else:
+        return False
+    return len(nots) - 1 + sum(nots) > MAX_DEPTH
 
 
 _OPERATORS = {"_AND": "AND", "_OR": "OR", "NOT": "NOT"}

@@ -10,6 +10,7 @@ values, with a cache.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -38,6 +39,9 @@ def check_lucene_index(index_dir: str | os.PathLike) -> Path:
     if not any(p.name.startswith("segments_") for p in path.iterdir()):
         raise FileNotFoundError(f"Lucene index not found: {index_dir} has no segments_N file (not a Lucene index?)")
     return path
+
+# Above this depth a leaf search first counts its matches (one cheap call).
+_COUNT_FIRST = 4096
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class LuceneLeafScorer(LeafRetriever):
     """
 
     name = "bm25"
+    extends = True  # search(text, k, after) extends an earlier list (exact top-k)
     index_option = "--index"
 
     def __init__(self, index_dir: str, analyzer=None, similarity=None):
@@ -119,29 +124,65 @@ class LuceneLeafScorer(LeafRetriever):
         self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
         self._id_kind = self._docid_storage()
         self._docid_cache: dict[int, str] = {}
+        self._score_doc = autoclass("org.apache.lucene.search.ScoreDoc")
+        # A logical search touches each leaf several times (growing depth, exact
+        # scores); building a query goes through pyjnius overload resolution and
+        # the analyzer, so recent queries and weights are kept (thread-safe caches).
+        self._cached_query = functools.lru_cache(maxsize=256)(self._build_query)
+        self._cached_weight = functools.lru_cache(maxsize=256)(self._build_weight)
         self.num_docs = int(self._reader.numDocs())
+        self.max_doc = int(self._reader.maxDoc())
+        self._boolean = autoclass("org.apache.lucene.search.BooleanQuery$Builder")
+        self._occur = autoclass("org.apache.lucene.search.BooleanClause$Occur")
+        self._match_all = autoclass("org.apache.lucene.search.MatchAllDocsQuery")()
 
     # -- queries -----------------------------------------------------------
     def set_similarity(self, similarity) -> None:
-        self._searcher.setSimilarity(similarity)
+        with jvm_lock:
+            self._searcher.setSimilarity(similarity)
+            self._cached_weight.cache_clear()
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
         with jvm_lock:
-            return self._generator.buildQuery("contents", self._analyzer, text)
+            return self._cached_query(text)
 
-    def search(self, text: str, k: int) -> LeafHits:
-        """Top ``k`` documents of one leaf with exact scores."""
+    def _build_query(self, text: str):
+        return self._generator.buildQuery("contents", self._analyzer, text)
+
+    def _build_weight(self, text: str):
+        return self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+
+    def search(self, text: str, k: int, after: LeafHits | None = None) -> LeafHits:
+        """Top ``k`` documents of one leaf with exact scores.
+
+        With ``after`` (this leaf's top hits at a smaller depth), only the hits
+        beyond it cross from Java (``IndexSearcher.searchAfter``) and the
+        returned list is ``after`` extended to depth ``k``.
+        """
+        done = 0 if after is None else len(after.docs)
+        if after is not None and (after.complete or done >= k):
+            return after
+        want = int(k) - done
         with jvm_lock:
-            top = self._searcher.search(self.query(text), int(k))
+            query = self.query(text)
+            if want > _COUNT_FIRST:  # a collector for k hits preallocates k entries: size it to the matches
+                want = min(want, int(self._searcher.count(query)) - done + 1)
+            if done:
+                last = self._score_doc(int(after.docs[-1]), float(after.scores[-1]))
+                top = self._searcher.searchAfter(last, query, want)
+            else:
+                top = self._searcher.search(query, want)
             payload = self._json.writeValueAsString(top)
         score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
-        if n == 0:
+        if n == 0 and not done:
             logger.warning("term %r matches no document (are all its words stopwords?)", text)
-        return LeafHits(docs, scores, complete=n < k)
+        if done:
+            docs, scores = np.concatenate([after.docs, docs]), np.concatenate([after.scores, scores])
+        return LeafHits(docs, scores, complete=n < want)
 
     def score(self, text: str, docs: np.ndarray) -> np.ndarray:
         """Exact BM25 score of ``text`` for each of ``docs`` (0 where it does not match).
@@ -160,7 +201,7 @@ class LuceneLeafScorer(LeafRetriever):
         segments = [(seg, _bitset_words(docs[seg_of == seg] - self._segments[seg][1], self._segments[seg][2]))
                     for seg in np.unique(seg_of)]
         with jvm_lock:  # weights, scorers and collectors are per-call Java objects (see jvm_lock)
-            weight = self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
+            weight = self._cached_weight(text)
             collector = self._collector_cls.create(len(docs), 2**31 - 1)
             for seg, words in segments:
                 ctx, _, max_doc = self._segments[seg]
@@ -179,6 +220,29 @@ class LuceneLeafScorer(LeafRetriever):
             hit = found[order[pos]] == docs
             out[hit] = values[order[pos[hit]]]
         return out
+
+    def first_docs(self, texts: list[str], k: int, matching: bool) -> np.ndarray:
+        """The first ``k`` documents (by internal docid) that match any of ``texts``
+        (``matching``) or none of them.
+
+        One Lucene search with no scoring clause (filter clauses only): every
+        score is equal, so the top-k collector keeps the lowest docids and
+        stops early.
+        """
+        with jvm_lock:
+            builder = self._boolean()
+            if matching:
+                inner = self._boolean()
+                for text in texts:
+                    inner.add(self.query(text), self._occur.SHOULD)
+                builder.add(inner.build(), self._occur.FILTER)
+            else:
+                builder.add(self._match_all, self._occur.FILTER)
+                for text in texts:
+                    builder.add(self.query(text), self._occur.MUST_NOT)
+            payload = self._json.writeValueAsString(self._searcher.search(builder.build(), int(k)))
+        score_docs = json.loads(payload)["scoreDocs"]
+        return np.sort(np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs)))
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""

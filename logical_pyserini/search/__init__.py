@@ -25,6 +25,9 @@ _EXPORTS = {
     "run_topics": "._run",
     "Pool": "._pipeline",
     "score_pool": "._pipeline",
+    "TopKStats": "._topk",
+    "exhaustive": "._topk",
+    "topk": "._topk",
 }
 
 __all__ = sorted(_EXPORTS)

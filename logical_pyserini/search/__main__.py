@@ -19,15 +19,18 @@ flags into a :class:`~logical_pyserini.search.SearchConfig`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import signal
 import sys
+import threading
 
 from .._io import OutputError
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS
 from ..encode import add_encoder_arguments
 from ..rerank import add_rerank_arguments
 from ..retrieve import add_retriever_arguments, retriever_indexes, retriever_names
-from ._run import PLAIN_MODES, SearchConfig, run_topics
+from ._run import PLAIN_MODES, RunInterrupted, SearchConfig, run_topics
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", default="trec", choices=["trec", "msmarco"], help="Run format.")
     p.add_argument("--run-tag", default=None, help="Run tag in the last TREC column (default: logical or bm25).")
     p.add_argument("--hits", type=int, default=1000, metavar="NUM", help="Hits per topic in the run.")
-    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM", help="Depth of each leaf sub-search.")
+    p.add_argument("--leaf-hits", type=int, default=1000, metavar="NUM",
+                   help="Depth of each leaf sub-search with --pooled.")
+    p.add_argument("--pooled", action="store_true",
+                   help="Rank only the union of the positive leaves' top --leaf-hits (today's approximate pool) "
+                   "instead of the exact top --hits over the whole collection; minmax is always pooled.")
     p.add_argument("--and", dest="and_op", default="product", choices=sorted(AND_OPERATORS),
                    help="AND operator.")
     p.add_argument("--or", dest="or_op", default="sum", choices=sorted(OR_OPERATORS), help="OR operator.")
@@ -88,10 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_rerank_arguments(p)
     p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
-    p.add_argument("--quiet", action="store_true", help="No progress bar.")
     p.add_argument("--resume", action="store_true",
-                   help="Continue an interrupted run: keep the topics OUTPUT.partial (or a finished OUTPUT) holds "
-                   "complete and search only the others.")
+                   help="Continue an interrupted run: keep the topics finished in OUTPUT.partial and search the rest.")
+    p.add_argument("--quiet", action="store_true", help="No progress bar.")
     return p
 
 
@@ -105,12 +111,49 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
-        report = run_topics(config)
+        with _terminate_as_interrupt():
+            report = run_topics(config)
+    except RunInterrupted as stop:
+        reason = "interrupted" if isinstance(stop.cause, KeyboardInterrupt) else f"error: {stop.cause}"
+        print(f"{reason}: {stop.report.searched} of {stop.todo} topics done; {config.output} is unchanged and the "
+              f"finished topics are in {stop.partial}; to continue, run the same command with --resume",
+              file=sys.stderr)
+        return 130 if isinstance(stop.cause, KeyboardInterrupt) else 2
     except (FileNotFoundError, ValueError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a Java exception opening an index: one line, not a trace
+        if type(exc).__name__ != "JavaException":
+            raise
+        print(f"error: cannot open the index ({_java_reason(exc)}); is it complete? Rebuild it with "
+              "python -m logical_pyserini.index --overwrite", file=sys.stderr)
+        return 2
     print(report.summary(), file=sys.stderr)
     return 1 if report.failures else 0
+
+
+def _java_reason(exc: Exception) -> str:
+    """The first line of a Java exception, without pyjnius' stack dump."""
+    name = getattr(exc, "classname", None) or type(exc).__name__
+    text = (getattr(exc, "innermessage", None) or str(exc)).strip().splitlines()
+    return f"{name.rsplit('.', 1)[-1]}: {text[0] if text else ''}"
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """Treat SIGTERM like Ctrl-C while the run is written, so ``kill`` keeps the partial run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from ..compose import Normalizer, Operators, explain_tree
 from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
 from ..retrieve import LeafHits, LeafRetriever, get_retriever
 from ._pipeline import LeafBackend, Pool, score_pool
+from ._topk import TopKStats, supports_topk, topk
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "RetrieverBackend"]
 
@@ -46,8 +47,37 @@ class RetrieverBackend:
             raise ValueError(f"term {term} asks for a {name} retriever, but this searcher only has {have}; {how}")
         return name
 
-    def search(self, term: Term, k: int) -> LeafHits:
-        return self.retrievers[self.retriever(term)].search(term.text, k)
+    def search(self, term: Term, k: int, after: LeafHits | None = None) -> LeafHits:
+        retriever = self.retrievers[self.retriever(term)]
+        if after is not None and getattr(retriever, "extends", False):
+            return retriever.search(term.text, k, after)  # only the hits beyond ``after`` cross from Java
+        return retriever.search(term.text, k)
+
+    # -- what exact top-k (search/_topk.py) needs ---------------------------
+    extends = True  # search(term, k, after) extends an earlier list
+    floor = 0.0  # exact top-k only runs over term retrievers, where a non-listed document scores 0
+
+    def exact_topk(self, tree: Node) -> bool:
+        """Whether every leaf of ``tree`` goes to one term retriever (complete hit lists,
+        not fused) that can list documents in key order (``first_docs``)."""
+        try:
+            names = {self.retriever(t) for t in distinct_terms(tree)}
+        except ValueError:
+            return False  # the pooled path reports the missing retriever
+        if len(names) != 1:
+            return False
+        retriever = self.retrievers[names.pop()]
+        return retriever.complete_hits and not retriever.fused and hasattr(retriever, "first_docs")
+
+    @property
+    def num_docs(self) -> int:
+        """Size of the key space (Lucene ``maxDoc``)."""
+        first = next(iter(self.retrievers.values()))
+        return int(getattr(first, "max_doc", first.num_docs))
+
+    def first_docs(self, terms: list[Term], k: int, matching: bool) -> np.ndarray:
+        retriever = self.retrievers[self.retriever(terms[0])]
+        return retriever.first_docs([t.text for t in terms], k, matching)
 
     def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
         return self.retrievers[self.retriever(term)].score(term.text, docs)
@@ -148,8 +178,15 @@ class LogicalSearchMixin:
     operators: Operators
     normalizer: Normalizer
     leaf_hits: int
+    #: Rank the union of each positive leaf's top ``leaf_hits`` instead of the exact
+    #: top-k over the whole collection (the only choice for ``minmax``).
+    pooled: bool = False
+    #: Set to a :class:`TopKStats` to record what the last exact search did.
+    topk_stats: TopKStats | None = None
 
-    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int) -> None:
+    def _setup(self, operators: Operators | None, normalize: str | Normalizer, leaf_hits: int,
+               pooled: bool = False) -> None:
+        self.pooled = bool(pooled)
         self.operators = operators or Operators()
         self.normalizer = normalize if isinstance(normalize, Normalizer) else Normalizer(normalize)
         if leaf_hits < 1:
@@ -281,7 +318,14 @@ class LogicalSearchMixin:
             hits = self._single_leaf(tree, k)
             if hits is not None:
                 return hits
-        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits)
+        normalizer = self._leaf_normalizer
+        if not self.pooled and supports_topk(backend, normalizer, tree):
+            stats = TopKStats() if self.topk_stats is not None else None
+            pool = topk(tree, backend, self.operators, normalizer, k, stats)
+            if stats is not None:
+                self.topk_stats = stats
+        else:
+            pool = score_pool(tree, backend, self.operators, normalizer, self.leaf_hits)
         return self._hits(pool, k)
 
     def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:

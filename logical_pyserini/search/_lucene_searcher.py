@@ -23,10 +23,13 @@ __all__ = ["LogicalHit", "LogicalLuceneSearcher", "check_lucene_index"]
 class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     """Logical search over a Lucene index with BM25 leaves.
 
-    Each distinct leaf of the query runs once as a BM25 sub-search; the
-    candidates are the union of the hits of the positive leaves; every
-    candidate gets the exact BM25 score of every leaf; scores are normalised
-    into [0, 1] and combined by the operator tree.  ``search``,
+    Leaf BM25 scores are normalised into [0, 1] and combined by the operator
+    tree.  By default the answer is the exact top-k over the whole collection
+    (see :func:`~logical_pyserini.search.topk`), found by a threshold
+    algorithm that searches each distinct leaf a few times at growing depth
+    and scores only the documents that can still qualify; with
+    ``pooled=True`` the candidates are the union of the positive leaves' top
+    ``leaf_hits`` hits.  ``search``,
     ``batch_search`` and ``explain`` come from :class:`LogicalSearchMixin`.
 
     Parameters
@@ -39,7 +42,12 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
     normalize : str or Normalizer, optional
         Leaf score normalisation (default ``max``).
     leaf_hits : int, optional
-        Depth of every leaf sub-search (default 1000).
+        Depth of every leaf sub-search when ``pooled`` (default 1000).
+    pooled : bool, optional
+        False (default): the exact top-k over the whole collection, as if every
+        document were scored on every leaf.  True: rank only the union of the
+        positive leaves' top ``leaf_hits`` (not exact).  ``minmax``
+        normalisation has no safe bound and is always pooled.
 
     Examples
     --------
@@ -54,10 +62,11 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         operators: Operators | None = None,
         normalize: str | Normalizer = "max",
         leaf_hits: int = 1000,
+        pooled: bool = False,
     ):
         check_lucene_index(index_dir)
         super().__init__(str(index_dir))
-        self._setup(operators, normalize, leaf_hits)
+        self._setup(operators, normalize, leaf_hits, pooled)
         self.leaves = LuceneLeafScorer(str(index_dir), analyzer=self.object.get_analyzer(),
                                        similarity=self.object.get_similarity())
 

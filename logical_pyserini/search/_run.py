@@ -7,7 +7,7 @@ query, a rewriter failure or a search failure is reported for that qid and
 the others go on.  The run file is written atomically: it grows as
 ``OUTPUT.partial`` (one topic at a time) and is renamed to ``OUTPUT`` when the
 run completes, so a crash never leaves a truncated run under the real name,
-and ``resume=True`` skips the topics a previous, interrupted run completed.
+and ``resume=True`` skips the topics an interrupted run finished.
 
 >>> from logical_pyserini.search import SearchConfig, run_topics        # doctest: +SKIP
 >>> report = run_topics(SearchConfig(topics="topics.tsv", output="run.txt", index="indexes/demo"))  # doctest: +SKIP
@@ -27,7 +27,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .._io import atomic_write_text, partial_path
+from .._io import OutputError, atomic_write_text, check_writable, partial_path
 from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
 from ..compose import Normalizer, Operators, SigmoidParams, load_calibration
 from ..encode import query_encoder_from_args
@@ -35,7 +35,7 @@ from ..query import QuerySyntaxError, parse_query
 from ..rerank import apply_rerank, build_reranker, rerank_summary
 from ..retrieve import calibration_keys, open_retrievers
 
-__all__ = ["PLAIN_MODES", "RunReport", "SearchConfig", "build_searcher", "run_topics"]
+__all__ = ["PLAIN_MODES", "RunInterrupted", "RunReport", "SearchConfig", "build_searcher", "run_topics"]
 
 logger = logging.getLogger("logical_pyserini.search")
 
@@ -68,6 +68,7 @@ class SearchConfig:
     run_tag: str | None = None
     hits: int = 1000
     leaf_hits: int = 1000
+    pooled: bool = False
     and_op: str = "product"
     or_op: str = "sum"
     not_op: str = "complement"
@@ -143,6 +144,15 @@ class RunReport:
         return "\n".join(lines)
 
 
+class RunInterrupted(Exception):
+    """The run stopped part-way (Ctrl-C / SIGTERM, or the disk filled): ``OUTPUT`` is unchanged and the
+    finished topics are in ``partial`` for ``resume``."""
+
+    def __init__(self, report: RunReport, cause: BaseException, todo: int, partial: Path):
+        super().__init__(f"{report.searched} of {todo} topics done; finished topics in {partial}")
+        self.report, self.cause, self.todo, self.partial = report, cause, todo, partial
+
+
 # -- building the stages --------------------------------------------------------
 
 def build_normalizer(config: SearchConfig) -> Normalizer:
@@ -181,6 +191,7 @@ def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
         from ._lucene_searcher import LogicalLuceneSearcher  # starts the JVM
 
         searcher = LogicalLuceneSearcher(config.index, operators, normalizer, config.leaf_hits)
+    searcher.pooled = searcher.pooled or config.pooled
     if config.index:
         searcher.set_bm25(config.k1, config.b)
     # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
@@ -211,28 +222,6 @@ def _build_rewriter(config: SearchConfig):
     return get_rewriter(config.rewrite, cache=config.rewrite_cache, base_url=config.base_url, api_key=config.api_key)
 
 
-# -- resuming -------------------------------------------------------------------
-
-def _completed(output: Path) -> tuple[list[str], list[str]]:
-    """(qids, lines) a previous run of ``output`` finished.
-
-    A finished run (``OUTPUT`` without ``OUTPUT.partial``) is complete; in a
-    partial run the last topic may have been cut mid-write, so it is redone.
-    """
-    partial = partial_path(output)
-    source = partial if partial.exists() else output if output.exists() else None
-    if source is None:
-        return [], []
-    groups: dict[str, list[str]] = {}
-    for line in source.read_text(encoding="utf-8").splitlines(keepends=True):
-        if line.endswith("\n") and line.split():
-            groups.setdefault(line.split()[0], []).append(line)
-    qids = list(groups)
-    if source == partial and qids:
-        qids.pop()
-    return qids, [line for qid in qids for line in groups[qid]]
-
-
 # -- the pipeline ---------------------------------------------------------------
 
 def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | None = None) -> RunReport:
@@ -258,11 +247,15 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
         For a configuration that cannot run (bad flags, missing index, topics,
         calibration or model), before any topic is searched.
     OutputError
-        When the run file cannot be written.
+        When the run file cannot be written (checked before anything is loaded).
+    RunInterrupted
+        On Ctrl-C or a full disk during the run: ``OUTPUT`` is unchanged, the
+        finished topics are in ``OUTPUT.partial`` for ``resume=True``.
     """
     usage = config.usage_error(searcher_given=searcher is not None)
     if usage:
         raise ValueError(usage)
+    check_writable(config.output)  # before minutes of model loading, not after
     lucene_index = None
     if searcher is None:
         lucene_index, _ = resolve_indexes(config)
@@ -275,10 +268,18 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     if reranker is not None and lucene_index is not None:
         require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {config.rerank}")
 
+    from ._output import completed_topics, open_run_writer  # pyserini's writers: imported when needed
+
     output = Path(config.output)
-    done, done_lines = _completed(output) if config.resume else ([], [])
-    report = RunReport(str(output), len(topics), resumed=len(set(done) & set(topics)))
-    todo = {qid: text for qid, text in topics.items() if qid not in set(done)}
+    done: set[str] = set()
+    if config.resume:  # OUTPUT.partial is cut back to its finished topics
+        done = set(completed_topics(output, config.output_format)) & set(topics)
+        logger.info("resuming %s: %d topics already done", partial_path(output), len(done))
+    elif partial_path(output).exists():
+        logger.warning("%s exists from an interrupted run; starting over (pass --resume to continue it)",
+                       partial_path(output))
+    report = RunReport(str(output), len(topics), resumed=len(done))
+    todo = {qid: text for qid, text in topics.items() if qid not in done}
 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     trees = _rewrite_topics(todo, rewriter, config, report.failures) if rewriter else {}
@@ -298,28 +299,26 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                              f"{' and '.join(missing)}, which the topics' leaves use; calibrate with those "
                              "retrievers' indexes too")
 
-    from ._output import open_run_writer  # pyserini's writers: imported once there is something to write
-
     start = time.perf_counter()
     qids = list(trees)
-    if done_lines:  # keep exactly the topics known to be complete, then append
-        atomic_write_text(partial_path(output), "".join(done_lines))
-    with open_run_writer(output, config.output_format, config.hits, config.tag, resume=bool(done_lines)) as writer, \
-            tqdm(total=len(qids), desc="search", unit="q", disable=config.quiet) as bar:
-        for i in range(0, len(qids), config.batch_size):
-            batch = qids[i : i + config.batch_size]
-            results = _search_batch(searcher, batch, trees, config, report.failures)
-            for qid in batch:
-                if qid not in results:
-                    continue
-                hits = apply_rerank(config, trees[qid], results[qid], searcher)
-                if not hits:
-                    report.empty.append(qid)
-                    logger.warning("qid %s: no hits (no positive term matched any document)", qid)
-                writer.write(qid, hits)
-                writer.flush()
-                report.searched += 1
-            bar.update(len(batch))
+    try:
+        with open_run_writer(output, config.output_format, config.hits, config.tag, resume=config.resume) as writer, \
+                tqdm(total=len(qids), desc="search", unit="q", disable=config.quiet) as bar:
+            for i in range(0, len(qids), config.batch_size):
+                batch = qids[i : i + config.batch_size]
+                results = _search_batch(searcher, batch, trees, config, report.failures)
+                for qid in batch:
+                    if qid not in results:
+                        continue
+                    hits = apply_rerank(config, trees[qid], results[qid], searcher)
+                    if not hits:
+                        report.empty.append(qid)
+                        logger.warning("qid %s: no hits (no positive term matched any document)", qid)
+                    writer.write(qid, hits)  # flushed per topic: an interrupted run keeps it
+                    report.searched += 1
+                bar.update(len(batch))
+    except (KeyboardInterrupt, OutputError) as exc:
+        raise RunInterrupted(report, exc, len(qids), partial_path(output)) from exc
     report.seconds = time.perf_counter() - start
     report.notes = [line for line in (_rewrite_summary(rewriter), rerank_summary(config)) if line]
     return report

@@ -1,0 +1,153 @@
+"""Exact top-k with early termination equals exhaustive scoring (property tests on a real index)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import write_corpus
+from logical_pyserini.compose import AND_OPERATORS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
+from logical_pyserini.query import And, Not, Or, Term
+from logical_pyserini.search import LeafNormalizer, LogicalLuceneSearcher, TopKStats, exhaustive, topk
+from logical_pyserini.search import _topk
+
+WORDS = [f"w{i}x" for i in range(24)]
+N_DOCS = 400
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory):
+    """400 documents over 24 Zipf-distributed words: leaves overlap, lists run deep."""
+    from logical_pyserini.index import build_lucene_index
+
+    rng = random.Random(5)
+    weights = [1 / (r + 1) for r in range(len(WORDS))]
+    docs = [(f"d{i:04d}", " ".join(rng.choices(WORDS, weights, k=rng.randint(3, 12)))) for i in range(N_DOCS)]
+    root = tmp_path_factory.mktemp("topk")
+    build_lucene_index(write_corpus(root / "c.jsonl", docs), root / "idx", progress=False)
+    return root / "idx"
+
+
+@pytest.fixture(scope="module")
+def backend(small_index):
+    searcher = LogicalLuceneSearcher(str(small_index))
+    yield searcher._retriever_backend()
+    searcher.close()
+
+
+@pytest.fixture
+def shallow(monkeypatch):
+    """Tiny first depths so that most queries need several rounds and exact probes."""
+    monkeypatch.setattr(_topk, "_MIN_DEPTH", 2)
+    monkeypatch.setattr(_topk, "_NEG_DEPTH", 1)
+    monkeypatch.setattr(_topk, "_GROWTH", 2)
+
+
+def _leaf():
+    return st.lists(st.sampled_from(WORDS), min_size=1, max_size=2).map(lambda ws: Term(" ".join(ws)))
+
+
+def _trees():
+    return st.recursive(
+        _leaf(),
+        lambda kids: st.one_of(
+            kids.map(Not),
+            st.lists(kids, min_size=2, max_size=3).map(lambda c: And(tuple(c))),
+            st.lists(kids, min_size=2, max_size=3).map(lambda c: Or(tuple(c))),
+        ),
+        max_leaves=4,
+    )
+
+
+def _top(pool, k):
+    order = pool.ranking(k)
+    return list(zip(pool.docs[order].tolist(), pool.combined[order].tolist()))
+
+
+def _check(tree, backend, operators, normalizer, k):
+    stats = TopKStats()
+    got = _top(topk(tree, backend, operators, normalizer, k, stats), k)
+    want = _top(exhaustive(tree, backend, operators, normalizer), k)
+    assert got == want, f"{tree} {operators} k={k} ({stats})"
+    return stats
+
+
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("and_op", sorted(AND_OPERATORS))
+@SETTINGS
+@given(tree=_trees(), or_op=st.sampled_from(sorted(OR_OPERATORS)), not_op=st.sampled_from(sorted(NOT_OPERATORS)),
+       k=st.sampled_from([1, 3, 10]))
+def test_topk_equals_exhaustive_max_normaliser(backend, shallow, and_op, tree, or_op, not_op, k):
+    _check(tree, backend, Operators(and_op, or_op, not_op), LeafNormalizer(Normalizer("max")), k)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(tree=_trees(), ops=st.sampled_from([Operators(), Operators("min", "max"), Operators("sum", "noisy-or")]),
+       k=st.sampled_from([1, 10]))
+def test_topk_equals_exhaustive_sigmoid_normaliser(backend, shallow, tree, ops, k):
+    # Every document scores above 0 under a sigmoid, so no-match documents fill the tail.
+    normalizer = LeafNormalizer(Normalizer("sigmoid", {"bm25": SigmoidParams(1.0, 2.0)}))
+    _check(tree, backend, ops, normalizer, k)
+
+
+def test_selective_query_stops_early_with_default_depths(backend):
+    """A rare AND of two words: far fewer documents cross from Java than the collection holds."""
+    tree = And((Term("w20x"), Term("w21x")))
+    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 10)
+    assert stats.rounds == 1 and stats.max_depth <= 200 and stats.path == "bounded"
+
+
+def test_and_query_terminates_before_exhausting_lists(backend, shallow):
+    tree = And((Term("w5x"), Term("w6x")))  # 121 and 93 matching documents
+    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 3)
+    assert stats.rounds > 1 and stats.max_depth < 93
+
+
+def test_not_only_queries_get_answers(small_index):
+    searcher = LogicalLuceneSearcher(str(small_index))
+    hits = searcher.search('NOT w0x AND NOT w1x', 5)
+    assert len(hits) == 5
+    # Every hit lacks both words, scores 1 and comes in index order.
+    assert all(h.score == 1.0 and h.leaf_scores == {"w0x": 0.0, "w1x": 0.0} for h in hits)
+    assert [h.lucene_docid for h in hits] == sorted(h.lucene_docid for h in hits)
+    for h in hits:
+        assert not {"w0x", "w1x"} & set(h.contents.split())
+    searcher.close()
+
+
+def test_minmax_has_no_safe_bound_and_stays_pooled(small_index):
+    assert not Normalizer("minmax").has_safe_bounds
+    assert not Normalizer("sigmoid", {"bm25": SigmoidParams(1.0, -1.0)}).has_safe_bounds
+    searcher = LogicalLuceneSearcher(str(small_index), normalize="minmax", leaf_hits=5)
+    searcher.topk_stats = TopKStats()
+    hits = searcher.search("w3x AND w4x", 10)
+    assert hits and searcher.topk_stats.rounds == 0  # the exact path never ran
+    searcher.close()
+
+
+def test_exact_search_hits_match_pooled_exhaustive(small_index):
+    """With positive leaves and no-match documents scoring 0, exact top-k equals the pooled
+    ranking at full leaf depth (the issue's reference), and a shallow pool differs."""
+    exact = LogicalLuceneSearcher(str(small_index))
+    full = LogicalLuceneSearcher(str(small_index), pooled=True, leaf_hits=N_DOCS)
+    query = "(w2x OR w5x) AND w9x AND NOT w0x"
+    assert [(h.docid, h.score) for h in exact.search(query, 10)] == [(h.docid, h.score) for h in full.search(query, 10)]
+    exact.close()
+    full.close()
+
+
+def test_raw_scores_under_complement_fall_back_to_exhaustive(backend):
+    """Raw BM25 under the complement NOT goes negative: product AND has no safe bound there."""
+    tree = And((Term("w3x"), Not(Term("w23x"))))  # a rare word: raw BM25 above 1
+    normalizer = LeafNormalizer(Normalizer("none"))
+    stats = _check(tree, backend, Operators(), normalizer, 10)
+    assert stats.path == "exhaustive"
+    assert np.isfinite(stats.max_depth)
