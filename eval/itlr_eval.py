@@ -221,6 +221,58 @@ class Bench:
 
         return scores
 
+    def boolean(self, retriever: str = "bm25") -> Callable[[Query], np.ndarray]:
+        """The Boolean peer on a query's pool: Lucene ``BooleanQuery`` semantics over the exact leaf scores.
+
+        A BM25 bag-of-words leaf matches a document iff its exact score is > 0;
+        AND = MUST (all match, scores summed), OR = SHOULD with one required
+        (matching children summed), NOT = MUST_NOT (excludes, adds nothing);
+        documents that fail the logic are not returned, so they rank last (in the
+        fixed tie order).  This is the score ``LogicalLuceneSearcher.boolean_search``
+        gets from Lucene (tested there), computed from the same exact leaf scores.
+        Only meaningful for BM25 leaves (a cosine is never 0).
+        """
+        from logical_pyserini.query import And, Not, Or
+
+        def walk(node, raw) -> tuple[np.ndarray, np.ndarray]:
+            if isinstance(node, Term):
+                return raw[node.key] > 0, raw[node.key].astype(np.float64)
+            if isinstance(node, Not):
+                matched, _ = walk(node.child, raw)
+                return ~matched, np.zeros(len(matched))
+            parts = [walk(c, raw) for c in node.children]
+            matched = np.logical_and.reduce([m for m, _ in parts]) if isinstance(node, And) else \
+                np.logical_or.reduce([m for m, _ in parts])
+            return matched, sum(np.where(m, v, 0.0) for m, v in parts)
+
+        def scores(q: Query) -> np.ndarray:
+            matched, value = walk(q.tree, self.pools[retriever][q.qid].raw)
+            return np.where(matched, value, -1e9)
+
+        return scores
+
+    def orlog_leaf(self, retriever: str, normalizer: Normalizer = Normalizer("max")) -> Callable[[Query], np.ndarray]:
+        """OrLog with the leaf-score oracle on a query's pool: the ProbLog posterior of the formula with each
+        atom's plausibility = the leaf's normalised exact score (what ``--rerank orlog --oracle leaf`` computes);
+        ties keep the ITLR order."""
+        from logical_pyserini.rerank import CompiledFormula, OrLogQuery
+        from logical_pyserini.search import LeafNormalizer
+
+        norm = LeafNormalizer(normalizer)
+        itlr = self.logical(retriever, normalizer=normalizer)
+
+        def scores(q: Query) -> np.ndarray:
+            pool = self.pools[retriever][q.qid]
+            query = OrLogQuery.from_tree(q.tree)
+            matrix = np.column_stack([np.clip(norm(pool.raw[t.key], pool.leaf_max[t.key], float(pool.raw[t.key].min()),
+                                                   retriever), 0.0, 1.0) for t in distinct_terms(q.tree)])
+            posterior = np.asarray(CompiledFormula(query.formula).posteriors(matrix), dtype=np.float64)
+            base = np.asarray(itlr(q), dtype=np.float64)
+            ranks = np.argsort(np.argsort(-base, kind="stable"), kind="stable")  # ITLR rank as the tie-break
+            return posterior - 1e-12 * ranks
+
+        return scores
+
     @staticmethod
     def random() -> Callable[[Query], np.ndarray]:
         return lambda q: np.random.default_rng(int(q.qid[1:])).random(len(q.docids))
@@ -282,8 +334,12 @@ def standard_systems(bench: Bench) -> tuple[dict, list[tuple[str, str, str]]]:
     labels = [("random", "-", "random scores")]
     for r in bench.retrievers:
         systems[f"{r}-base"] = bench.base(r)
+        labels += [(f"{r}-base", RETRIEVER_LABEL[r], "base")]
+        if r == "bm25":  # a strict BooleanQuery needs leaves that can fail to match
+            systems[f"{r}-boolean"] = bench.boolean(r)
+            labels += [(f"{r}-boolean", RETRIEVER_LABEL[r], "Boolean peer (strict BooleanQuery)")]
         systems[f"{r}-itlr"] = bench.logical(r)
-        labels += [(f"{r}-base", RETRIEVER_LABEL[r], "base"), (f"{r}-itlr", RETRIEVER_LABEL[r], "ITLR")]
+        labels += [(f"{r}-itlr", RETRIEVER_LABEL[r], "ITLR")]
     return systems, labels
 
 
@@ -299,6 +355,9 @@ def table1(bench: Bench, results_dir: Path, cmd: str) -> Path:
     """Seed 001 Table 1: nDCG@10 by number of negations; plus P@1 and a per-template breakdown."""
     qids = bench.qids("three")
     systems, labels = standard_systems(bench)
+    for r in bench.retrievers:  # the model-free default OrLog oracle must not do worse than ITLR
+        systems[f"{r}-orlog-leaf"] = bench.orlog_leaf(r)
+        labels.append((f"{r}-orlog-leaf", RETRIEVER_LABEL[r], "ITLR + OrLog (leaf oracle)"))
     res = bench.evaluate(systems, qids, negations)
     lines = header("ITLR synthetic benchmark: seed 001 Table 1 (base vs logical by number of negations)", cmd,
                    SETTING_NOTE, f"{len(qids)} three-term queries (32 templates).")
@@ -371,7 +430,8 @@ def figure3(bench: Bench, results_dir: Path, cmd: str) -> Path:
     ns = list(synth.SCALING_TERMS)
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    styles = {"base": "--", "ITLR": "-", "calibrated ITLR": "-.", "random scores": ":"}
+    styles = {"base": "--", "ITLR": "-", "calibrated ITLR": "-.", "random scores": ":",
+              "Boolean peer (strict BooleanQuery)": (0, (1, 1))}
     markers = {"base": "s", "ITLR": "o", "calibrated ITLR": "^"}
     colors = {r: f"C{i}" for i, r in enumerate(bench.retrievers)}
     lines = header("ITLR synthetic benchmark: seed 001 Figure 3 (term scaling)", cmd, SETTING_NOTE,
@@ -383,7 +443,7 @@ def figure3(bench: Bench, results_dir: Path, cmd: str) -> Path:
         for run, leaves, label in labels:
             ys = [res[(run, f"{op}-{n}")]["nDCG@10"] for n in ns]
             name = label if run == "random" else f"{leaves.split(' ')[0]} {label}"
-            ax.plot(ns, ys, styles[label], marker=markers.get(label), label=name,
+            ax.plot(ns, ys, linestyle=styles[label], marker=markers.get(label), label=name,
                     color="grey" if run == "random" else colors[run.split("-")[0]])
             rows.append([name, *map(fmt, ys)])
         ax.set_title(f"{op} queries")
@@ -530,6 +590,8 @@ def fullcorpus(bench: Bench, results_dir: Path, cmd: str) -> Path:
         hits = s.batch_search([bench.queries[q].meta["query"] for q in qids], qids, k=10)
         runs[f"{r}-itlr"] = {q: [h.docid for h in hits[q]] for q in qids}
         runs[f"{r}-base"] = {q: [h.docid for h in s.plain_search(bench.queries[q].meta["base"], 10)] for q in qids}
+        if r == "bm25":  # the real Lucene BooleanQuery of the same tree
+            runs[f"{r}-boolean"] = {q: [h.docid for h in s.boolean_search(bench.queries[q].tree, 10)] for q in qids}
     from logical_pyserini.eval import evaluate_runs
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -549,8 +611,9 @@ def fullcorpus(bench: Bench, results_dir: Path, cmd: str) -> Path:
                     f.writelines(f"{qid} Q0 {d} {i + 1} {len(ranked) - i} x\n" for i, d in enumerate(ranked))
         rows = evaluate_runs(tmp / "qrels.txt", paths, MEASURES, {q: negations(bench.queries[q]) for q in qids})
     res = {(r.run, r.group): r.values for r in rows}
-    labels = [(f"{r}-{s}", RETRIEVER_LABEL[r], "ITLR" if s == "itlr" else "base")
-              for r in bench.retrievers for s in ("base", "itlr")]
+    system_names = {"base": "base", "boolean": "Boolean peer (strict BooleanQuery)", "itlr": "ITLR"}
+    labels = [(f"{r}-{s}", RETRIEVER_LABEL[r], system_names[s])
+              for r in bench.retrievers for s in ("base", "boolean", "itlr") if f"{r}-{s}" in runs]
     lines = header("ITLR synthetic benchmark: full-corpus setting", cmd,
                    f"The {len(qids)} three-term queries with a positive term ({skipped} all-negated queries "
                    f"skipped: they cannot select candidates) searched against all {len(docids):,} documents; "

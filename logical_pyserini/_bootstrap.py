@@ -22,10 +22,12 @@ performs the import of pyserini itself.
 
 from __future__ import annotations
 
+import importlib.abc
 import logging
 import os
 import re
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -98,6 +100,7 @@ def bootstrap() -> None:
     global _done
     if _done:
         return
+    _install_openai_hook()
     import jnius_config
 
     java_home = choose_java_home()
@@ -123,17 +126,103 @@ def bootstrap() -> None:
     _done = True
 
 
+_OPENAI_MODULE = "pyserini.encode._openai"
+
+
+class _OpenAIPlaceholderFinder(importlib.abc.MetaPathFinder):
+    """Gives ``pyserini.encode._openai`` a placeholder API key while it is executed.
+
+    That module builds an OpenAI client at import time and raises without
+    ``OPENAI_API_KEY``; every ``pyserini.search`` import reaches it.  The hook
+    makes any later pyserini import work after ``import logical_pyserini``
+    (not only ours) and leaves the environment as it found it.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != _OPENAI_MODULE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self:
+                continue
+            spec = getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _PlaceholderLoader(spec.loader)
+                return spec
+        return None
+
+
+class _PlaceholderLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        placeholder = "OPENAI_API_KEY" not in os.environ
+        if placeholder:
+            os.environ["OPENAI_API_KEY"] = "placeholder-not-used"
+        try:
+            self._loader.exec_module(module)
+        finally:
+            if placeholder:
+                os.environ.pop("OPENAI_API_KEY", None)
+
+
+def _install_openai_hook() -> None:
+    if not any(isinstance(f, _OpenAIPlaceholderFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _OpenAIPlaceholderFinder())
+
+
 def ensure_pyserini() -> None:
     """Import pyserini's Lucene search module with the workarounds in place."""
     bootstrap()
-    placeholder = "OPENAI_API_KEY" not in os.environ
-    if placeholder:
-        os.environ["OPENAI_API_KEY"] = "placeholder-not-used"
-    try:
-        import pyserini.search.lucene  # noqa: F401  (starts the JVM)
-    finally:
-        if placeholder:
-            os.environ.pop("OPENAI_API_KEY", None)
+    import pyserini.search.lucene  # noqa: F401  (starts the JVM)
+
+    _protect_byte_arrays()
+
+
+_patched = False
+
+
+def _protect_byte_arrays() -> None:
+    """Stop Python's cyclic GC from clearing pyjnius ``ByteArray`` objects.
+
+    pyjnius wraps every Java ``byte[]`` it returns in a Cython ``ByteArray``
+    whose ``__dealloc__`` releases the Java array through its ``_jobject``
+    attribute.  When a ByteArray is only reachable from cyclic garbage, the
+    collector first calls its ``tp_clear``, which sets ``_jobject`` to None;
+    the following ``__dealloc__`` then passes a pointer read out of ``None``
+    to ``ReleaseByteArrayElements`` and the JVM dies with SIGSEGV ("Fatal
+    Python error: Segmentation fault ... Garbage-collecting", in whatever
+    frame triggered the collection: a torch frame in the eval harness).
+    A ByteArray holds no reference that could lead back to itself, so it
+    never needs clearing: removing its ``tp_clear`` slot (what Cython's
+    ``@no_gc_clear`` does) leaves it to plain reference counting, which runs
+    ``__dealloc__`` with ``_jobject`` intact.  The patch checks the CPython
+    type layout first and does nothing if it does not match.
+    """
+    global _patched
+    if _patched:
+        return
+    _patched = True
+    import ctypes
+
+    from jnius import autoclass
+
+    with jvm_lock:
+        array_type = type(autoclass("java.lang.String")("x").getBytes())
+    if array_type.__name__ != "ByteArray" or not array_type.__flags__ & (1 << 14):  # Py_TPFLAGS_HAVE_GC
+        return
+    # CPython 3.8-3.13 PyTypeObject on 64-bit: tp_basicsize at 32, tp_flags at 168, tp_clear at 192.
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or sys.version_info[:2] not in {(3, v) for v in range(8, 14)}:
+        return
+    base = id(array_type)
+    if (ctypes.c_ssize_t.from_address(base + 32).value != array_type.__basicsize__
+            or ctypes.c_ulong.from_address(base + 168).value != array_type.__flags__):
+        logger.warning("unexpected type layout: pyjnius ByteArray left as is")
+        return
+    ctypes.c_void_p.from_address(base + 192).value = None
 
 
 bootstrap()

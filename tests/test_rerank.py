@@ -476,11 +476,12 @@ def test_orlog_end_to_end_on_museum_index(searcher, dense, tmp_path):
     assert new_hits[0].raw is not None  # hit attributes are forwarded
 
 
-def test_cli_glue(searcher, tmp_path):
+def test_cli_glue(searcher, tmp_path, monkeypatch):
+    monkeypatch.setenv("LOGICAL_PYSERINI_HOME", str(tmp_path / "home"))  # no LLM installed: auto = leaf oracle
     parser = add_rerank_arguments(argparse.ArgumentParser())
     cache = tmp_path / "cli.jsonl"
     args = parser.parse_args(["--rerank", "orlog", "--rerank-depth", "4", "--oracle-cache", str(cache)])
-    assert args.oracle == "dense" and args.knowledge == "parametric+"
+    assert args.oracle == "auto" and args.knowledge == "parametric+"
     tree = parse_query('"science" AND "museum"')
     hits = searcher.search(tree, k=6)
     new_hits = apply_rerank(args, tree, hits, searcher)

@@ -610,7 +610,8 @@ def test_cli_rules_tsv_end_to_end(tmp_path, capsys):
     topics = tmp_path / "topics.tsv"
     topics.write_text("q1\tBirds of Chile or Peru\nq2\tNovels set in Paris excluding detective novels\n\n")
     out, dec = tmp_path / "out" / "logical.tsv", tmp_path / "dec.jsonl"
-    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--quiet"]) == 0
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--guard", "off",
+                     "--quiet"]) == 0
     assert out.read_text().splitlines() == [
         'q1\t"Birds of Chile" OR "Birds of Peru"',
         'q2\t"Novels set in Paris" AND NOT "detective novels"',
@@ -625,7 +626,7 @@ def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):
     topics.write_text(json.dumps({"id": 7, "text": QUESTION}) + "\n" + json.dumps({"qid": "b", "query": "Operas by Verdi"}) + "\n")
     stub.replies = ['"stories about dogs" AND NOT "stories about cats"', '"operas by Verdi"']
     args = ["--topics", str(topics), "--output", str(tmp_path / "o.tsv"), "--rewriter", "openai:stub-model"]
-    args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.jsonl"), "--quiet"]
+    args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.jsonl"), "--guard", "off", "--quiet"]
     assert cli_main(args) == 0
     assert (tmp_path / "o.tsv").read_text().splitlines() == [
         '7\t"stories about dogs" AND NOT "stories about cats"',

@@ -5,6 +5,6 @@
 
 from ._corpus import Document, corpus_files, count_documents, iter_documents
 from ._faiss import build_faiss_index
-from ._lucene import build_lucene_index
+from ._lucene import IndexReport, build_lucene_index
 
-__all__ = ["Document", "build_faiss_index", "build_lucene_index", "corpus_files", "count_documents", "iter_documents"]
+__all__ = ["Document", "IndexReport", "build_faiss_index", "build_lucene_index", "corpus_files", "count_documents", "iter_documents"]

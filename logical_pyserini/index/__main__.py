@@ -10,6 +10,8 @@ import argparse
 import sys
 import time
 
+from .._io import OutputError
+
 _LUCENE_BATCH = 1000
 _DENSE_BATCH = 64
 
@@ -52,10 +54,18 @@ def main(argv: list[str] | None = None) -> int:
 
             n = build_lucene_index(args.input, args.index, args.threads, args.batch_size or _LUCENE_BATCH,
                                    args.overwrite, not args.quiet)
-    except (FileNotFoundError, FileExistsError, ValueError) as exc:
+    except (FileNotFoundError, FileExistsError, ValueError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"indexed {n} documents into {args.index} in {time.perf_counter() - start:.1f}s", file=sys.stderr)
+    failed = getattr(n, "failed", [])
+    print(f"indexed {int(n)} documents, {len(failed)} failed, into {args.index} in "
+          f"{time.perf_counter() - start:.1f}s", file=sys.stderr)
+    if failed:
+        from ._lucene import short_id
+
+        shown = ", ".join(short_id(d) for d in failed[:10]) + (f" and {len(failed) - 10} more" if len(failed) > 10 else "")
+        print(f"error: {len(failed)} documents are not in the index: {shown}", file=sys.stderr)
+        return 1
     return 0
 
 

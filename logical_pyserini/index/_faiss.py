@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import numpy as np
 from tqdm import tqdm
 
+from .._io import atomic_directory
 from ._corpus import check_index_dir, iter_documents
 
 __all__ = ["build_faiss_index"]
@@ -73,8 +73,6 @@ def build_faiss_index(
     index_dir = check_index_dir(index_dir, overwrite)
     total = _validate(input_path)  # a half-built index is worse than none: check every line first
     model = encoder if isinstance(encoder, SentenceEncoder) else SentenceEncoder(encoder)
-    if index_dir.exists():
-        shutil.rmtree(index_dir)
     index = faiss.IndexFlatIP(model.dimension)
     docids: list[str] = []
     chunk: list = []
@@ -88,12 +86,13 @@ def build_faiss_index(
         if chunk:
             _add(index, docids, chunk, model, batch_size)
             bar.update(len(chunk))
-    index_dir.mkdir(parents=True, exist_ok=True)
-    faiss.write_index(index, str(index_dir / "index"))
-    (index_dir / "docid").write_text("".join(f"{d}\n" for d in docids), encoding="utf-8")
-    meta = {"encoder": model.name, "encoder_path": str(model.path), "dimension": model.dimension,
-            "documents": len(docids), "pooling": "mean", "normalized": True, "metric": "inner_product"}
-    (index_dir / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    # Written into a temporary sibling and swapped in: a killed build leaves the old index.
+    with atomic_directory(index_dir, overwrite=True) as tmp:
+        faiss.write_index(index, str(tmp / "index"))
+        (tmp / "docid").write_text("".join(f"{d}\n" for d in docids), encoding="utf-8")
+        meta = {"encoder": model.name, "encoder_path": str(model.path), "dimension": model.dimension,
+                "documents": len(docids), "pooling": "mean", "normalized": True, "metric": "inner_product"}
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return len(docids)
 
 

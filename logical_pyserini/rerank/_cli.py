@@ -8,9 +8,12 @@ search), :func:`apply_rerank` per topic, and :func:`rerank_summary` at the end.
 from __future__ import annotations
 
 import argparse
+import logging
 from typing import Any
 
 from ._base import KNOWLEDGE, BaseReranker, searcher_doc_text_fn
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "rerank_summary"]
 
@@ -24,9 +27,10 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                    help="Rerank the top hits: orlog (LLM plausibilities + ProbLog) or llm-reasoner (baseline).")
     g.add_argument("--rerank-depth", type=int, default=20, metavar="NUM",
                    help="Hits reranked per topic; the rest keep their order below.")
-    g.add_argument("--oracle", default="dense", metavar="SPEC",
-                   help="dense (embedded MiniLM), hf:PATH (local model dir or .gguf), "
-                        "openai:MODEL (completions endpoint at $OPENAI_BASE_URL).")
+    g.add_argument("--oracle", default="auto", metavar="SPEC",
+                   help="auto (the LLM oracle when the embedded model is installed, else leaf), leaf (exact "
+                        "normalised leaf scores, no model), dense (embedded MiniLM), hf:PATH (local model dir or "
+                        ".gguf), openai:MODEL (completions endpoint at $OPENAI_BASE_URL).")
     g.add_argument("--knowledge", default="parametric+", choices=KNOWLEDGE,
                    help="parametric: entity title only; parametric+: title and document text.")
     g.add_argument("--oracle-cache", default=None, metavar="FILE", help="JSONL cache of plausibilities.")
@@ -52,17 +56,39 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
     from ._reranker import OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
+    spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
-        oracle = get_oracle(args.oracle)
+        try:
+            oracle = get_oracle(spec)
+        except ValueError:
+            if args.oracle != "auto":
+                raise
+            logger.warning("oracle auto: no LLM oracle is registered, using the leaf-score oracle")
+            oracle = get_oracle("leaf")
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, args.oracle_cache, progress=progress)
     else:
-        if args.oracle == "dense":
+        if spec in ("dense", "leaf"):
             raise ValueError("--rerank llm-reasoner needs a generative model: --oracle hf:PATH or openai:MODEL")
         from ._reasoner import LLMReasoner
 
-        reranker = LLMReasoner(get_oracle(args.oracle), args.rerank_depth, args.knowledge)
+        reranker = LLMReasoner(get_oracle(spec), args.rerank_depth, args.knowledge)
     setattr(args, _STATE, reranker)
     return reranker
+
+
+def resolve_oracle_spec(spec: str) -> str:
+    """``auto`` -> ``llm`` when the embedded model is installed, else ``leaf``: the model-free default never
+    does worse than the base run (``eval/results/leaf_oracle.md``), unlike the dense MiniLM oracle."""
+    if spec != "auto":
+        return spec
+    try:
+        from ..models import embedded_path
+
+        embedded_path()
+    except Exception:  # noqa: BLE001 - not installed (or no model layer): the model-free default
+        logger.info("oracle auto: no LLM installed, using the leaf-score oracle")
+        return "leaf"
+    return "llm"
 
 
 def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any) -> list:
@@ -74,6 +100,9 @@ def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any)
     reranker = build_reranker(args)
     if reranker is None or not hits:
         return hits
+    oracle = getattr(reranker, "oracle", None)
+    if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
+        oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
     new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher))
     return new_hits
 

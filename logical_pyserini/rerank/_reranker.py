@@ -23,7 +23,8 @@ def get_oracle(spec: str, **kwargs: Any) -> Oracle:
     Parameters
     ----------
     spec : str
-        ``dense`` (packaged MiniLM), ``dense:DIR`` (another local sentence
+        ``leaf`` (exact normalised leaf scores; needs a searcher bound,
+        see :class:`LeafScoreOracle`), ``dense`` (packaged MiniLM), ``dense:DIR`` (another local sentence
         encoder), ``hf:PATH`` (local model directory or ``.gguf`` file),
         ``openai:MODEL`` (completions endpoint at ``$OPENAI_BASE_URL``).
     **kwargs
@@ -37,6 +38,10 @@ def get_oracle(spec: str, **kwargs: Any) -> Oracle:
         When the model cannot serve True/False plausibilities.
     """
     kind, _, arg = spec.partition(":")
+    if kind == "leaf" and not arg:
+        from ._leaf import LeafScoreOracle
+
+        return LeafScoreOracle(**kwargs)
     if kind == "dense":
         from ._dense import DenseOracle
 
@@ -49,7 +54,7 @@ def get_oracle(spec: str, **kwargs: Any) -> Oracle:
         from ._openai import OpenAIOracle
 
         return OpenAIOracle(arg, **kwargs)
-    raise ValueError(f"unknown oracle {spec!r}; expected dense, hf:PATH or openai:MODEL")
+    raise ValueError(f"unknown oracle {spec!r}; expected leaf, dense, hf:PATH or openai:MODEL")
 
 
 class OrLogReranker(BaseReranker):

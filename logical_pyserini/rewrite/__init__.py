@@ -21,6 +21,7 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 from ._backends import BackendError, ChatBackend, HFBackend, OpenAIBackend
 from ._cache import RewriteCache
 from ._factory import decompose, get_rewriter
+from ._guard import GUARD_MODES, GuardDecision, exclusion_scopes, guard_decision, guard_rewrite
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter
 from ._statements import leaf_for, statement_for
@@ -28,7 +29,12 @@ from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
 
 __all__ = [
+    "GUARD_MODES",
     "SOURCES",
+    "GuardDecision",
+    "exclusion_scopes",
+    "guard_decision",
+    "guard_rewrite",
     "BackendError",
     "ChatBackend",
     "Decomposition",

@@ -23,6 +23,7 @@ from pathlib import Path
 from .._resources import resolve_topics
 from .._topics import TopicsError
 from ._factory import SPEC_HELP, get_rewriter
+from ._guard import guard_rewrite
 
 __all__ = ["main"]
 
@@ -40,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     ap.add_argument("--max-new-tokens", type=int, help="generation limit per model reply")
     ap.add_argument("--timeout", type=float, help="seconds per HTTP request (openai:)")
+    ap.add_argument("--guard", default="propose", choices=("off", "on", "propose"),
+                    help="do no harm: the question stays the positive leaf, only exclusions the question confirms "
+                    "are kept (see README, 'Rewriting that does no harm'); off writes the rewrite as is")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each fallback and repair")
     return ap
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with args.output.open("w", encoding="utf-8") as out:
             for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None, file=sys.stderr):
-                rewrite = rewriter.rewrite(text)
+                rewrite = guard_rewrite(rewriter.rewrite(text), args.guard)
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:

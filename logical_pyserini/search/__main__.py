@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
                     "hf:PATH | openai:MODEL.  The rewrites are written to OUTPUT.rewrites.tsv.")
+    rw.add_argument("--rewrite-guard", default="propose", choices=("off", "on", "propose"),
+                    help="Do no harm: keep the whole question as the positive leaf (a short question's reliable "
+                    "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "
+                    "propose also adds exclusions the question states that the rewrite missed; off uses the "
+                    "rewrite as is.")
     rw.add_argument("--rewrite-cache", default=None, metavar="FILE", help="JSONL cache of LLM rewrites.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")

@@ -338,6 +338,28 @@ class LogicalSearchMixin:
             for docid, i in zip(docids, top)
         ]
 
+    def leaf_scores(self, leaf: str | Term, docids: list[str]) -> np.ndarray:
+        """Exact normalised score of one leaf for each of ``docids``, as logical search computes it.
+
+        The leaf's exact retrieval score for every document, normalised with the
+        searcher's normaliser (``max`` divides by the leaf's best score in the
+        index; a calibration file gives σ((s − τ)λ)), clipped to [0, 1].  A docid
+        missing from the index scores 0.  Used by the leaf-score OrLog oracle.
+        """
+        term = leaf if isinstance(leaf, Term) else Term(leaf)
+        keys = [self._key(str(d)) for d in docids]
+        present = np.array([k is not None for k in keys], dtype=bool)
+        out = np.zeros(len(keys), dtype=np.float64)
+        if not present.any():
+            return out
+        backend = self._backend([term])
+        docs = np.array([k for k in keys if k is not None], dtype=np.int64)
+        raw = np.asarray(backend.score(term, docs), dtype=np.float64)
+        top = backend.search(term, 1)
+        normalized = self._leaf_normalizer(raw, top.max, float(raw.min()), backend.retriever(term))
+        out[present] = np.clip(normalized, 0.0, 1.0)
+        return out
+
     def batch_search(
         self, queries: list[str], qids: list[str], k: int = 10, threads: int = 1, **kwargs
     ) -> dict[str, list[LogicalHit]]:

@@ -81,6 +81,7 @@ class SearchConfig:
     plain: str | None = None
     rewrite: str | None = None
     rewrite_cache: str | None = None
+    rewrite_guard: str = "propose"
     base_url: str | None = None
     api_key: str | None = None
     rerank: str | None = None
@@ -327,10 +328,12 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
 def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, failures: dict) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
+    from ..rewrite import guard_rewrite
+
     trees, rows = {}, []
     for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=config.quiet):
         try:
-            rewrite = rewriter.rewrite(text)
+            rewrite = guard_rewrite(rewriter.rewrite(text), config.rewrite_guard)
         except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
             failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
             logger.error("qid %s: %s", qid, failures[qid])

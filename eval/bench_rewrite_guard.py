@@ -1,0 +1,98 @@
+"""Rewriting that does no harm: plain BM25 vs rewrite (unguarded / guarded) vs the Boolean peer, on long questions.
+
+    python eval/bench_rewrite_guard.py [--quick] [--rewriter rules]
+
+Two sets: ``eval/longq`` (42 hand-written long questions, 35 with an exclusion
+written in varied natural styles and 7 controls whose "not" / "without" is part
+of the need; built by ``eval/longq_build.py``) and the demo's 160 English
+questions.  Every run goes through ``python -m logical_pyserini.search``:
+``--plain`` on the question, ``--rewrite R --rewrite-guard off|on|propose``, and
+``--plain boolean`` on the same rewrites (the Boolean peer).  Reports the
+seed-000 measures, paired sign tests against plain BM25 and the number of
+questions each run ranks worse than plain BM25 (nDCG@10).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from _common import EVAL, RESULTS, base_parser, command, header, log, write_lines
+
+LONGQ = EVAL / "longq"
+
+
+def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool) -> dict[str, Path]:
+    from logical_pyserini.search.__main__ import main as search
+
+    plan = {"bm25 (question)": ["--plain"]}
+    guards = ("off", "on") if quick else ("off", "on", "propose")
+    for guard in guards:
+        plan[f"{rewriter} guard={guard}"] = ["--rewrite", rewriter, "--rewrite-guard", guard]
+        plan[f"boolean peer, {rewriter} guard={guard}"] = ["--rewrite", rewriter, "--rewrite-guard", guard,
+                                                           "--plain", "boolean"]
+    paths = {}
+    for i, (name, flags) in enumerate(plan.items()):
+        paths[name] = out / f"run{i}.txt"
+        log(f"[guard] {name}")
+        search(["--index", index, "--topics", str(topics), "--output", str(paths[name]), "--hits", "1000",
+                "--quiet", *flags])
+    return paths
+
+
+def _section(title: str, qrels: Path, meta: Path, paths: dict[str, Path], field: str) -> list[str]:
+    from logical_pyserini.eval import (evaluate_runs, format_sign_tests, format_table, per_query_values, read_groups,
+                                       sign_tests)
+
+    groups = read_groups(f"{meta}:{field}")[1]
+    rows = evaluate_runs(qrels, paths, "seed000", groups)
+    base = per_query_values(qrels, next(iter(paths.values())), "nDCG@10")
+    worse = []
+    for name, path in paths.items():
+        vals = per_query_values(qrels, path, "nDCG@10")
+        worse.append(f"| {name} | {sum(vals[q]['nDCG@10'] < base[q]['nDCG@10'] - 1e-9 for q in base)} | "
+                     f"{sum(vals[q]['nDCG@10'] > base[q]['nDCG@10'] + 1e-9 for q in base)} |")
+    tests = sign_tests(qrels, paths, "nDCG@10 P@1", None, groups)
+    return [f"## {title}", "", format_table(rows, field), "",
+            "Questions ranked worse / better than plain BM25 on the question (nDCG@10):", "",
+            "| run | worse | better |", "|---|---:|---:|", *worse, "",
+            "Paired two-tailed sign tests against plain BM25:", "", format_sign_tests(tests, field), ""]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = base_parser(__doc__, data=False)
+    p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, rules:explicit, a model spec).")
+    args = p.parse_args(argv)
+
+    from logical_pyserini.data import DEMO_DIR
+    from logical_pyserini.demo import ensure_index
+
+    lines = header("Rewriting that does no harm: long questions and the demo", command(__file__, argv),
+                   "bm25 = `LuceneSearcher.search` on the question; guard=off: the rewrite as is; guard=on: the "
+                   "question as positive leaf (a short question's reliable parse keeps its structure) plus the "
+                   "NOTs the question's exclusion cues confirm; guard=propose: also the exclusions the question "
+                   "states that the rewrite missed; boolean peer: the strict Lucene BooleanQuery of the same "
+                   "rewrite.")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        sets = [("Long questions (eval/longq: 42 questions, 434 articles)", LONGQ / "corpus.jsonl",
+                 LONGQ / "topics.tsv", LONGQ / "qrels.txt", LONGQ / "metadata.jsonl", "kind")]
+        if not args.quick:
+            sets.append(("Demo English questions (160)", DEMO_DIR / "corpus.jsonl", DEMO_DIR / "topics.natural.tsv",
+                         DEMO_DIR / "qrels.txt", DEMO_DIR / "metadata.jsonl", "negations"))
+        for k, (title, corpus, topics, qrels, meta, field) in enumerate(sets):
+            index = tmp / f"index{k}"
+            ensure_index(corpus, index)
+            out = tmp / f"runs{k}"
+            out.mkdir()
+            paths = _runs(str(index), topics, args.rewriter, out, args.quick)
+            lines += _section(title, qrels, meta, paths, field)
+    name = f"rewrite_guard_{args.rewriter.replace(':', '-').replace('/', '_')}.md"
+    path = write_lines(Path(args.results) / name, lines)
+    print("\n".join(lines))
+    log(f"[guard] written {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

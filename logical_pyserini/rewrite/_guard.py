@@ -1,0 +1,279 @@
+"""Rewriting that does no harm: keep the question, add only the exclusions the text confirms.
+
+A rewrite of a long, real question can rank far below plain BM25 on the same
+question: the question is cut into fragment leaves whose product punishes any
+document that misses one fragment, and a negated leaf can carry the wrong words
+("without Denmark" -> ``NOT "with Denmark"``; "Why do cats not like water?" ->
+``NOT "like water"``).  :func:`guard_rewrite` turns any rewrite (rules or
+model) into a safe one:
+
+* **The whole question stays the positive leaf**, so the ranking of the
+  documents that meet the constraints is exactly plain BM25's on the question
+  (minus the excluded words).  Only a short, one-sentence question whose
+  rewrite uses the question's own words keeps the rewrite's positive structure
+  (its OR / AND leaves): there the parse is reliable.
+* **A NOT is kept only when the question confirms it**: its leaf's words must
+  lie in the scope of an exclusion cue of the question ("but not", "excluding",
+  "don't mention", "X is off the table", "without" in a request — not in a
+  question about a fact, nor after "when"/"if").  Only those words are kept
+  (``NOT "Denmark"``, ``NOT "art"`` for "museums that are not art museums": a
+  word the question also uses outside the exclusion is a shared head, not the
+  thing excluded), at most ``max_constraint_words`` of them.
+* Otherwise the rewrite falls back to one leaf, the question: plain search.
+
+The cues live in ``guard.json``.  The result is an ordinary :class:`Rewrite`,
+so every consumer (search CLI, rewrite CLI, API) treats guarded and unguarded
+rewrites alike.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ..query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
+from ._types import Rewrite
+
+__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite"]
+
+#: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
+GUARD_MODES = ("off", "on", "propose")
+
+_TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()]")
+_SENTENCE_END = {".", "!", "?"}
+
+
+@dataclass(frozen=True)
+class _Cues:
+    strong: tuple[tuple[str, ...], ...]
+    weak: tuple[tuple[str, ...], ...]
+    trailing: tuple[tuple[str, ...], ...]
+    fact_starts: tuple[tuple[str, ...], ...]
+    condition: frozenset[str]
+    boundary: frozenset[str]
+    ignore: frozenset[str]  # stopwords and filler: never an excluded thing by themselves
+    lists: tuple[tuple[str, ...], ...]  # "or", "as well as": separate excluded items inside one scope
+    sentence_starts: frozenset[str]  # a question starting so is a sentence, not a noun-phrase query
+    max_constraint_words: int
+    max_scope_words: int
+    reliable_max_words: int
+    version: str
+
+
+@lru_cache(maxsize=1)
+def _cues() -> _Cues:
+    data = json.loads(resources.files(__package__).joinpath("guard.json").read_text(encoding="utf-8"))
+
+    def seqs(key: str) -> tuple[tuple[str, ...], ...]:
+        # Longest first, so "do not mention" wins over "do not".
+        return tuple(sorted((tuple(_words(c)) for c in data[key]), key=len, reverse=True))
+
+    return _Cues(seqs("strong"), seqs("weak"), seqs("trailing"), seqs("fact_question_starts"),
+                 frozenset(data["condition_words"]), frozenset(data["boundary_words"]),
+                 frozenset(data["stopwords"]) | frozenset(data["filler"]), seqs("list_words"),
+                 frozenset(data["sentence_starts"]),
+                 int(data["max_constraint_words"]),
+                 int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"])
+
+
+def _words(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text.replace("\u2019", "'").lower()) if t[0].isalnum() or t[0] == "_"]
+
+
+def _match(tokens: list[str], i: int, seqs) -> int:
+    """Length of the longest cue in ``seqs`` starting at token ``i`` (0 if none)."""
+    for seq in seqs:
+        if tuple(tokens[i : i + len(seq)]) == seq:
+            return len(seq)
+    return 0
+
+
+def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
+    """Exclusion scopes of a question: ``(cue_start, cue_end, scope_start, scope_end)`` token spans.
+
+    Tokens are words and punctuation of ``question`` (lower-cased).  A scope runs
+    from its cue to the next punctuation mark or boundary word (at most
+    ``max_scope_words`` tokens); a trailing cue ("X is off the table") scopes
+    backwards.  Weak cues ("not", "without") count only in a request, not in a
+    sentence that asks about a fact ("Why do cats not like water?") and not
+    right after "when" / "if".
+    """
+    cues = _cues()
+    tokens = [t for t in _TOKEN.findall(question.replace("\u2019", "'").lower())]
+    sentence_start = 0
+    scopes = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in _SENTENCE_END:
+            sentence_start = i + 1
+            i += 1
+            continue
+        n, kind = _match(tokens, i, cues.strong), "strong"
+        if not n:
+            n, kind = _match(tokens, i, cues.trailing), "trailing"
+        if not n:
+            n, kind = _match(tokens, i, cues.weak), "weak"
+            if n and (_match(tokens, sentence_start, cues.fact_starts)
+                      or cues.condition & set(tokens[max(sentence_start, i - 2) : i])):
+                n = 0
+        if not n:
+            i += 1
+            continue
+        if kind == "trailing":
+            start = i
+            while start > sentence_start and start > i - cues.max_scope_words and _inside(tokens[start - 1], cues):
+                start -= 1
+            scopes.append((i, i + n, start, i))
+        else:
+            end = i + n
+            while end < len(tokens) and end < i + n + cues.max_scope_words and _inside(tokens[end], cues):
+                end += 1
+            scopes.append((i, i + n, i + n, end))
+        i += n
+    return scopes
+
+
+def _inside(token: str, cues: _Cues) -> bool:
+    return token[0].isalnum() and token not in cues.boundary
+
+
+def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:
+    """The scope's tokens split into excluded items at "or" / "as well as"."""
+    items, current, j = [], [], start
+    while j < end:
+        n = _match(lower, j, cues.lists)
+        if n and j + n <= end:
+            items.append(current)
+            current, j = [], j + n
+            continue
+        current.append(lower[j])
+        j += 1
+    items.append(current)
+    return [i for i in items if i]
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    """What :func:`guard_rewrite` did: the new tree and why."""
+
+    tree: Node
+    mode: str  # "structure" (reliable parse kept), "question" (whole question as positive leaf) or "plain"
+    kept: tuple[str, ...]  # the exclusions kept (their words)
+    dropped: tuple[str, ...]  # the rewrite's negated leaves the question does not confirm
+
+
+def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
+    """Decide the safe tree for ``rewrite`` (see the module docstring).
+
+    With ``propose``, an exclusion the question states in a cue's scope is added
+    even when the rewrite missed it ("Humphrey Bogart is off the table").
+    """
+    cues = _cues()
+    question = normalize_text(rewrite.question)
+    tokens = _TOKEN.findall(question.replace("\u2019", "'"))
+    lower = [t.lower() for t in tokens]
+    scopes = exclusion_scopes(question)
+    in_scope = {j for _, _, s, e in scopes for j in range(s, e)}
+    scope_words = {lower[j] for j in in_scope}
+    outside_words = {w for j, w in enumerate(lower) if j not in in_scope and w[0].isalnum()}
+
+    kept: list[list[str]] = []
+    dropped: list[str] = []
+    for term, negated in iter_terms(rewrite.tree):
+        if not negated:
+            continue
+        core = [w for w in _words(term.text) if w in scope_words and w not in outside_words and w not in cues.ignore]
+        if core and len(core) <= cues.max_constraint_words and _top_level_negation(rewrite.tree, term):
+            if not any(set(core) <= set(k) for k in kept):
+                kept.append(core)
+        else:
+            dropped.append(term.text)
+    if propose:  # exclusions the question states that the rewrite missed
+        for _, _, start, end in scopes:
+            for item in _items(lower, start, end, cues):
+                core = [w for w in item if w not in outside_words and w not in cues.ignore]
+                if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
+                    kept.append(core)
+    # Write each kept exclusion with the question's own spelling, in the question's order.
+    spelled = []
+    for core in kept:
+        js = sorted(j for j in in_scope if lower[j] in core)
+        spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
+    removed = {j for j in in_scope if any(lower[j] in core for core in kept)}
+    removed |= {j for cs, ce, s, e in scopes for j in range(cs, ce) if any(k in removed for k in range(s, e))}
+    positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed and t[0].isalnum())
+
+    cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
+    structure = _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
+    if structure is not None:
+        positive, mode = structure, "structure"
+    elif kept:
+        positive, mode = Term(positive_text or question), "question"
+    else:
+        return GuardDecision(Term(question), "plain", (), tuple(dropped))
+    nots = tuple(Not(Term(text)) for text in spelled)
+    tree = And((positive, *nots)) if nots else positive
+    if isinstance(tree, And):  # flatten a positive And into the conjunction
+        children = []
+        for c in tree.children:
+            children.extend(c.children if isinstance(c, And) else (c,))
+        tree = And(tuple(children))
+    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
+
+
+def _top_level_negation(tree: Node, term: Term) -> bool:
+    """True when ``term`` sits under a NOT that is the root or one of its conjuncts (``a AND NOT (b OR c)``)."""
+    roots = tree.children if isinstance(tree, And) else (tree,)
+    for child in roots:
+        if isinstance(child, Not) and any(t.key == term.key for t in distinct_terms(child.child)):
+            return not any(n for _, n in iter_terms(child.child))  # no double negation inside
+    return False
+
+
+def _reliable_positive(tree: Node, lower: list[str], in_scope: set[int], cue_tokens: set[int],
+                       cues: _Cues) -> Node | None:
+    """The rewrite's positive part when the parse can be trusted, else None.
+
+    Trusted: a noun-phrase query (one sentence, no question mark, not opening
+    like a sentence: "which", "I", "please", ...) of at most ``reliable_max_words`` content words; every NOT a top-level conjunct; positive leaves made only of the
+    question's own words outside its exclusion scopes (a model's paraphrase is
+    not trusted), covering every content word outside those scopes (nothing of
+    the need is lost).
+    """
+    content = {w for j, w in enumerate(lower) if w[0].isalnum() and w not in cues.ignore and j not in in_scope
+               and j not in cue_tokens}
+    if (len(content) > cues.reliable_max_words or any(t in _SENTENCE_END for t in lower[:-1]) or "?" in lower
+            or not lower or lower[0] in cues.sentence_starts):
+        return None
+    children = tree.children if isinstance(tree, And) else (tree,)
+    positive = tuple(c for c in children if not isinstance(c, Not))
+    if not positive or any(n for c in positive for _, n in iter_terms(c)):
+        return None
+    allowed = {w for j, w in enumerate(lower) if j not in in_scope}
+    covered: set[str] = set()
+    for c in positive:
+        for term, _ in iter_terms(c):
+            words = set(_words(term.text))
+            if not words <= allowed:
+                return None
+            covered |= words
+    if not content <= covered:
+        return None
+    return positive[0] if len(positive) == 1 else And(positive)
+
+
+def guard_rewrite(rewrite: Rewrite, mode: str = "propose") -> Rewrite:
+    """The guarded rewrite: the question as positive leaf (or a reliable parse) plus confirmed exclusions.
+
+    Works on the result of any rewriter (rules, model, cache); the source is
+    kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``).
+    """
+    if mode not in GUARD_MODES:
+        raise ValueError(f"unknown guard mode {mode!r}; expected one of {GUARD_MODES}")
+    if mode == "off":
+        return rewrite
+    decision = guard_decision(rewrite, propose=mode == "propose")
+    return Rewrite.from_tree(rewrite.question, decision.tree, rewrite.source)

@@ -1,0 +1,93 @@
+"""Rewriting that does no harm: the guard over any rewrite (no JVM needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from logical_pyserini.query import And, Not, Or, Term, parse_query
+from logical_pyserini.rewrite import Rewrite, RuleRewriter, exclusion_scopes, guard_decision, guard_rewrite
+
+
+def _rw(question: str, query: str, source: str = "llm") -> Rewrite:
+    return Rewrite.from_tree(question, parse_query(query), source)
+
+
+def test_without_denmark_excludes_denmark_not_with_denmark():
+    q = "Which Scandinavian countries have a constitutional monarchy without Denmark"
+    d = guard_decision(RuleRewriter().rewrite(q))
+    assert d.kept == ("Denmark",)
+    positive, negation = d.tree.children
+    assert negation == Not(Term("Denmark")) and "Scandinavian" in positive.text and "Denmark" not in positive.text
+
+
+def test_long_question_keeps_the_whole_question_as_positive_leaf():
+    q = ("I'm putting together a reading list on the archaeology of Jerusalem's old city walls and gates. "
+         "Can you find pieces on the excavations, but don't mention Moses?")
+    rewrite = RuleRewriter().rewrite(q)
+    d = guard_decision(rewrite)
+    assert d.mode == "question" and d.kept == ("Moses",)
+    positive = d.tree.children[0]
+    for word in ("archaeology", "Jerusalem's", "walls", "gates", "excavations"):
+        assert word in positive.text  # nothing of the need was cut away
+    assert "Moses" not in positive.text
+    assert guard_rewrite(rewrite).source == rewrite.source
+
+
+@pytest.mark.parametrize("question", [
+    "Why do cats not like water? Is it about their fur or something in their evolution?",
+    "How did people live without electricity in rural villages before the twentieth century?",
+    "What happens to the body when you don't sleep for several days?",
+])
+def test_a_not_that_is_part_of_the_need_falls_back_to_plain_search(question):
+    d = guard_decision(RuleRewriter().rewrite(question), propose=True)
+    assert d.mode == "plain" and d.tree == Term(" ".join(question.split()))
+
+
+def test_an_unconfirmed_negation_from_a_model_is_dropped():
+    # A model invents an exclusion the question never states: back to one leaf, the question.
+    d = guard_decision(_rw("museums in Paris with a garden", '"museums in Paris" AND NOT "art"'), propose=True)
+    assert d.tree == Term("museums in Paris with a garden") and d.dropped == ("art",)
+
+
+def test_a_paraphrasing_model_keeps_the_question_and_only_confirmed_words():
+    question = "Seafood restaurants with a Michelin star, excluding Indian restaurants"
+    d = guard_decision(_rw(question, '"fish restaurants" AND "starred" AND NOT "Indian cuisine"'))
+    assert d.mode == "question"  # the positive leaves are not the question's words: not trusted
+    assert d.tree == And((Term("Seafood restaurants with a Michelin star restaurants"), Not(Term("Indian"))))
+
+
+def test_a_short_reliable_parse_keeps_its_structure_and_narrows_shared_heads():
+    q = "Films set in Krakow or Porto that are not comedy films"
+    d = guard_decision(_rw(q, '("Films set in Krakow" OR "Films set in Porto") AND NOT "comedy films"'))
+    assert d.mode == "structure"
+    assert d.tree == And((Or((Term("Films set in Krakow"), Term("Films set in Porto"))), Not(Term("comedy"))))
+
+
+def test_propose_adds_stated_exclusions_the_rewrite_missed():
+    q = "Classic films noir from the 1940s with a femme fatale. Humphrey Bogart is off the table, I've seen them."
+    assert guard_decision(RuleRewriter().rewrite(q)).kept == ()
+    d = guard_decision(RuleRewriter().rewrite(q), propose=True)
+    assert d.kept == ("Humphrey Bogart",) and isinstance(d.tree, And)
+    q2 = "Films set in Lisbon other than award-winning films or sequels"
+    assert set(guard_decision(_rw(q2, '"Films set in Lisbon"'), propose=True).kept) == {"award-winning", "sequels"}
+
+
+def test_scopes_skip_facts_and_conditions():
+    assert exclusion_scopes("Is it true that bats are not blind?") == []
+    assert exclusion_scopes("What happens when you don't sleep?") == []
+    assert len(exclusion_scopes("Electric cars for winter trips, but not Tesla.")) == 1
+
+
+def test_hostile_text_cannot_change_the_query_structure():
+    q = 'Papers on "logic" AND ) NOT ( retrieval, excluding "x" OR y"'
+    out = guard_rewrite(RuleRewriter().rewrite(q))
+    assert parse_query(out.query) == out.tree  # the canonical text round-trips
+    for term in (t for t in [out.tree] if isinstance(out.tree, Term)):
+        assert term.text
+
+
+def test_modes():
+    rw = RuleRewriter().rewrite("Animated films that did not win an award")
+    assert guard_rewrite(rw, "off") is rw
+    with pytest.raises(ValueError, match="guard mode"):
+        guard_rewrite(rw, "maybe")
