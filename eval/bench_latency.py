@@ -188,15 +188,15 @@ def effectiveness(index: Path) -> str:
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.eval import evaluate_runs, format_table, read_groups
-    from logical_pyserini.search.__main__ import main as search
+    from logical_pyserini.search import SearchConfig, run_topics
 
     ensure_index(DEMO_DIR / "corpus.jsonl", index)
     with tempfile.TemporaryDirectory() as tmp:
         runs = {"bm25": Path(tmp) / "bm25.txt", "logical": Path(tmp) / "logical.txt"}
-        search(["--index", str(index), "--topics", str(DEMO_DIR / "topics.natural.tsv"), "--plain",
-                "--output", str(runs["bm25"]), "--quiet"])
-        search(["--index", str(index), "--topics", str(DEMO_DIR / "topics.logical.tsv"),
-                "--output", str(runs["logical"]), "--quiet"])
+        run_topics(SearchConfig(index=str(index), topics=str(DEMO_DIR / "topics.natural.tsv"), plain="text",
+                                output=str(runs["bm25"]), quiet=True))
+        run_topics(SearchConfig(index=str(index), topics=str(DEMO_DIR / "topics.logical.tsv"),
+                                output=str(runs["logical"]), quiet=True))
         groups = read_groups(f"{DEMO_DIR / 'metadata.jsonl'}:negations")[1]
         rows = evaluate_runs(DEMO_DIR / "qrels.txt", runs, "nDCG@10 P@1 RR", groups)
     return format_table(rows, "negations")

@@ -131,13 +131,17 @@ def cmd_llm(args) -> None:
                         max_slice_calls=args.max_slice_calls, reader_max_new_tokens=args.reader_max_new_tokens,
                         plan_max_new_tokens=args.plan_max_new_tokens)
         log(f"{name}: {spec} on {len(questions)} questions")
-        rows = run_questions(questions, cfg, schema, retriever, model, progress=not args.quiet)
         if cfg.gold_prolog:
             spec = f"{spec}+gold-prolog"
         stem = spec.replace("@", "-").replace("+", "-")
+        with open(save / f"{stem}.jsonl.partial", "w", encoding="utf-8") as partial:  # kept if interrupted
+            rows = run_questions(questions, cfg, schema, retriever, model, progress=not args.quiet,
+                                 on_row=lambda r: (partial.write(json.dumps(r, ensure_ascii=False) + "\n"),
+                                                   partial.flush()))
         atomic_write_text(save / f"{stem}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         atomic_write_text(save / f"{stem}.meta.json", json.dumps(
             {"spec": spec, "command": command(__file__, args.argv), "note": note}, ensure_ascii=False) + "\n")
+        (save / f"{stem}.jsonl.partial").unlink(missing_ok=True)
     report(save, f"π-CoT vs baselines on {name} ({args.llm}, CPU)", dataset == "phantomwiki",
            Path(args.results) / f"picot_llm_{dsname}.md")
 
