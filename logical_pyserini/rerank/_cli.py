@@ -63,7 +63,7 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
     from ._reranker import DEFAULT_FUSION, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
-    fusion = DEFAULT_FUSION if args.rerank_fusion is None else args.rerank_fusion
+    fusion = DEFAULT_FUSION if getattr(args, "rerank_fusion", None) is None else args.rerank_fusion
     spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
         try:
