@@ -215,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     failures: dict[str, str] = {}
-    trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
+    try:
+        trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
+    except OutputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for qid, text in topics.items() if not rewriter else ():
         if args.plain == "text":
             trees[qid] = text
