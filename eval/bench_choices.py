@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.eval import evaluate_runs, read_groups
     from logical_pyserini.search import LogicalLuceneSearcher
-    from logical_pyserini.search._output import open_run_writer
+    from logical_pyserini.search import open_run_writer
 
     ensure_index(DEMO_DIR / "corpus.jsonl", Path(args.index))
     topics = read_topics(DEMO_DIR / "topics.logical.tsv")
@@ -55,6 +55,15 @@ def main(argv: list[str] | None = None) -> int:
                                                               "nDCG@10 P@1 R@100", groups)}
             rows.append((norm, and_, or_, not_, evals))
             searcher.close()
+        # The Boolean peer: the strict Lucene BooleanQuery of the same trees (no operators, no normalisation).
+        searcher = LogicalLuceneSearcher(args.index)
+        run = Path(tmp) / "boolean.txt"
+        with open_run_writer(str(run), "trec", 1000, "boolean") as writer:
+            for qid, text in topics.items():
+                writer.write(qid, searcher.boolean_search(text, 1000))
+        boolean = {r.group: r.values for r in evaluate_runs(DEMO_DIR / "qrels.txt", {"x": run},
+                                                            "nDCG@10 P@1 R@100", groups)}
+        searcher.close()
 
     header = ["normalise", "AND", "OR", "NOT", "nDCG@10", "P@1", "R@100", "nDCG@10 0 NOT", "1 NOT", "2 NOT"]
     lines = [
@@ -66,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
     ]
-    for norm, and_, or_, not_, e in sorted(rows, key=lambda r: -r[4]["all"]["nDCG@10"]):
+    for norm, and_, or_, not_, e in [("Boolean peer (strict BooleanQuery)", "MUST", "SHOULD~1", "MUST_NOT", boolean),
+                                     *sorted(rows, key=lambda r: -r[4]["all"]["nDCG@10"])]:
         lines.append(f"| {norm} | {and_} | {or_} | {not_} | {e['all']['nDCG@10']:.4f} | {e['all']['P@1']:.4f} | "
                      f"{e['all']['R@100']:.4f} | {e['0']['nDCG@10']:.4f} | {e['1']['nDCG@10']:.4f} | "
                      f"{e['2']['nDCG@10']:.4f} |")

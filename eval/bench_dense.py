@@ -11,8 +11,10 @@ Effectiveness (nDCG@10, P@1 by number of negations, ``evaluate_runs``):
 * ``*-calibrated``: the same with ``σ((s-τ)λ)`` leaf calibration, fitted by
   2-fold cross-fitting over topics (odd / even topics calibrate each other,
   so no topic is scored with parameters fitted on its own qrels);
-* references: ``bm25-plain``, ``bm25-logical`` and ``hybrid-plain``
-  (Pyserini's ``HybridSearcher`` fusion on the natural topic).
+* references: ``bm25-plain``, ``bm25-logical``, ``bm25-boolean`` (the Boolean
+  peer: the strict Lucene ``BooleanQuery`` of the logical topic; a Boolean query
+  needs leaves that can fail to match, so there is no dense one) and
+  ``hybrid-plain`` (Pyserini's ``HybridSearcher`` fusion on the natural topic).
 
 Latency: per topic, plain ``FaissSearcher.search`` (natural topic) and the
 logical searches (logical topic) run interleaved, ``--repeats`` times, with
@@ -71,7 +73,7 @@ def run_all(searchers: dict, logical: dict, natural: dict, qids: list[str], hits
             calibrations: dict) -> dict[str, Path]:
     """Write one TREC run per system; returns name -> path."""
     from logical_pyserini.compose import Normalizer
-    from logical_pyserini.search._output import open_run_writer
+    from logical_pyserini.search import open_run_writer
 
     dense, hybrid = searchers["dense"], searchers["hybrid"]
     systems = {
@@ -81,6 +83,7 @@ def run_all(searchers: dict, logical: dict, natural: dict, qids: list[str], hits
         "hybrid-logical": lambda q: hybrid.search(logical[q], hits),
         "bm25-plain": lambda q: hybrid.sparse.plain_search(natural[q], hits),
         "bm25-logical": lambda q: hybrid.sparse.search(logical[q], hits),
+        "bm25-boolean": lambda q: hybrid.sparse.boolean_search(logical[q], hits),
     }
     runs = {}
     for name, fn in systems.items():

@@ -23,6 +23,7 @@ from _common import base_parser, command, header, log, write_lines
 def main(argv: list[str] | None = None) -> int:
     p = base_parser(__doc__, data=False)
     p.add_argument("--depth", type=int, default=20, help="Hits reranked per topic.")
+    p.add_argument("--oracles", default="leaf,dense", help="Oracles to compare (dense is slow on 2 cores).")
     args = p.parse_args(argv)
 
     from logical_pyserini.data import DEMO_DIR
@@ -56,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         run("BM25", "--topics", str(topics["natural"]), "--plain")
         run("Boolean peer", "--topics", str(topics["logical"]), "--plain", "boolean")
         run("ITLR", "--topics", str(topics["logical"]))
-        for oracle in ("leaf", "dense"):
+        oracles = args.oracles.split(",")
+        for oracle in oracles:
             run(f"ITLR + OrLog({oracle})", "--topics", str(topics["logical"]), "--rerank", "orlog", "--oracle", oracle,
                 "--rerank-depth", str(args.depth))
         # OrLog on the BM25 run: the formula comes from the logical topic of the same qid.
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         searcher = LogicalLuceneSearcher(str(index))
         natural, logical = read_topics(topics["natural"]), read_topics(topics["logical"])
         base = {q: searcher.plain_search(natural[q], 1000) for q in natural}
-        for oracle in ("leaf", "dense"):
+        for oracle in oracles:
             o = get_oracle(oracle)
             if oracle == "leaf":
                 o.bind(searcher.leaf_scores, "leaf:max")

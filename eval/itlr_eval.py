@@ -443,7 +443,7 @@ def figure3(bench: Bench, results_dir: Path, cmd: str) -> Path:
         for run, leaves, label in labels:
             ys = [res[(run, f"{op}-{n}")]["nDCG@10"] for n in ns]
             name = label if run == "random" else f"{leaves.split(' ')[0]} {label}"
-            ax.plot(ns, ys, styles[label], marker=markers.get(label), label=name,
+            ax.plot(ns, ys, linestyle=styles[label], marker=markers.get(label), label=name,
                     color="grey" if run == "random" else colors[run.split("-")[0]])
             rows.append([name, *map(fmt, ys)])
         ax.set_title(f"{op} queries")
@@ -590,6 +590,8 @@ def fullcorpus(bench: Bench, results_dir: Path, cmd: str) -> Path:
         hits = s.batch_search([bench.queries[q].meta["query"] for q in qids], qids, k=10)
         runs[f"{r}-itlr"] = {q: [h.docid for h in hits[q]] for q in qids}
         runs[f"{r}-base"] = {q: [h.docid for h in s.plain_search(bench.queries[q].meta["base"], 10)] for q in qids}
+        if r == "bm25":  # the real Lucene BooleanQuery of the same tree
+            runs[f"{r}-boolean"] = {q: [h.docid for h in s.boolean_search(bench.queries[q].tree, 10)] for q in qids}
     from logical_pyserini.eval import evaluate_runs
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -609,8 +611,9 @@ def fullcorpus(bench: Bench, results_dir: Path, cmd: str) -> Path:
                     f.writelines(f"{qid} Q0 {d} {i + 1} {len(ranked) - i} x\n" for i, d in enumerate(ranked))
         rows = evaluate_runs(tmp / "qrels.txt", paths, MEASURES, {q: negations(bench.queries[q]) for q in qids})
     res = {(r.run, r.group): r.values for r in rows}
-    labels = [(f"{r}-{s}", RETRIEVER_LABEL[r], "ITLR" if s == "itlr" else "base")
-              for r in bench.retrievers for s in ("base", "itlr")]
+    system_names = {"base": "base", "boolean": "Boolean peer (strict BooleanQuery)", "itlr": "ITLR"}
+    labels = [(f"{r}-{s}", RETRIEVER_LABEL[r], system_names[s])
+              for r in bench.retrievers for s in ("base", "boolean", "itlr") if f"{r}-{s}" in runs]
     lines = header("ITLR synthetic benchmark: full-corpus setting", cmd,
                    f"The {len(qids)} three-term queries with a positive term ({skipped} all-negated queries "
                    f"skipped: they cannot select candidates) searched against all {len(docids):,} documents; "

@@ -9,7 +9,9 @@ hide the others; ``--skip`` leaves steps out):
 * ``itlr``: ``eval/itlr_eval.py all`` -- seed 001 Tables 1, 2, 7, Figure 3 and the full-corpus setting;
 * ``latency``: ``eval/bench_latency.py`` -- latency, peak RSS, ProbLog cost per candidate;
 * ``orlog``: ``eval/orlog_figure2.py`` -- runs ``eval/bench_orlog.py`` (a colleague's), seed 000 Table 2
-  (tokens per pair) and Figure 2 (ΔP@1 per template).
+  (tokens per pair) and Figure 2 (ΔP@1 per template);
+* ``guard``: ``eval/bench_rewrite_guard.py`` -- rewriting that does no harm (long questions, demo questions);
+* ``leaf-oracle``: ``eval/bench_leaf_oracle.py`` -- the model-free default OrLog oracle vs the dense one.
 
 ``--quick`` passes ``--quick`` to every step (seconds to a few minutes in all).
 The exit status is 1 if any step failed; ``README.md`` lists what each step
@@ -44,6 +46,8 @@ DESCRIPTIONS = {
     "orlog_tokens.md": "seed 000 Table 2: tokens per (query, entity) pair",
     "orlog_figure2.md": "seed 000 Figure 2: ΔP@1 per template (numbers)",
     "orlog_figure2.png": "seed 000 Figure 2 (plot)",
+    "rewrite_guard_rules.md": "rewriting that does no harm: plain BM25 vs rules (unguarded / guarded) vs Boolean peer",
+    "leaf_oracle.md": "default OrLog oracle without an LLM: leaf scores vs dense MiniLM on the demo",
 }
 
 
@@ -60,6 +64,8 @@ def steps(args) -> dict[str, list[str]]:
         "latency": ["eval/bench_latency.py", *quick, *data, *_flag("--output", latency_out, RESULTS / "latency.md"),
                     *([] if args.quick or args.sizes == "10000,100000" else ["--sizes", args.sizes])],
         "orlog": ["eval/orlog_figure2.py", *quick, *res],
+        "guard": ["eval/bench_rewrite_guard.py", *quick, *res],
+        "leaf-oracle": ["eval/bench_leaf_oracle.py", *quick, *res],
     }
 
 
@@ -103,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     p = base_parser(__doc__)
     p.add_argument("--retrievers", default="bm25,dense", help="Leaf retrievers of the ITLR tables.")
     p.add_argument("--sizes", default="10000,100000", help="Latency corpus sizes (full mode).")
-    p.add_argument("--skip", nargs="*", default=[], choices=["synthetic", "itlr", "latency", "orlog"])
+    p.add_argument("--skip", nargs="*", default=[], choices=["synthetic", "itlr", "latency", "orlog", "guard", "leaf-oracle"])
     args = p.parse_args(argv)
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)
