@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.eval import evaluate_runs, read_groups
     from logical_pyserini.search import LogicalLuceneSearcher
-    from logical_pyserini.search._output import open_run_writer
+    from logical_pyserini.search import open_run_writer
 
     ensure_index(DEMO_DIR / "corpus.jsonl", Path(args.index))
     topics = read_topics(DEMO_DIR / "topics.logical.tsv")

@@ -73,7 +73,7 @@ def run_all(searchers: dict, logical: dict, natural: dict, qids: list[str], hits
             calibrations: dict) -> dict[str, Path]:
     """Write one TREC run per system; returns name -> path."""
     from logical_pyserini.compose import Normalizer
-    from logical_pyserini.search._output import open_run_writer
+    from logical_pyserini.search import open_run_writer
 
     dense, hybrid = searchers["dense"], searchers["hybrid"]
     systems = {

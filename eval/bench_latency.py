@@ -1,15 +1,25 @@
 """Latency of logical search vs plain LuceneSearcher on the same index and queries.
 
-    python eval/bench_latency.py [--sizes 10000,100000] [--queries 200] [--repeats 3] [--quick]
+    python eval/bench_latency.py [--sizes 10000,100000] [--queries 270] [--repeats 3] [--quick]
 
 For each corpus size a synthetic corpus is generated (Zipfian vocabulary,
-~80 words per document), indexed in-process, and searched with 3-leaf logical
-queries (``a AND b AND NOT c``, ``(a OR b) AND NOT c``, ``a AND (b OR c)``) and
-with plain BM25 over the same words.  Both run in the same process,
-interleaved query by query, ``--repeats`` times; we report medians and the
-ratio logical / plain, at ``--hits`` 1000 (run files) and 10 (interactive).
-Logical time includes parsing, every leaf sub-search, exact scoring of every
-candidate for every leaf, composition and docid lookup of the returned hits.
+~80 words per document), indexed in-process, and searched with 2- to 4-leaf
+logical queries with and without NOT (:data:`TEMPLATES`) and with plain BM25
+over the same words.  Four searches run in the same process, interleaved
+query by query, ``--repeats`` times: plain ``LuceneSearcher.search``, exact
+logical top-k (the default), the pooled logical search of earlier versions
+(``pooled=True``, leaf depth 1000) and the Boolean peer (a strict Lucene
+BooleanQuery of the same tree, ``boolean_search``).  Per query the median over
+repeats is kept; we report p50 / p99 over queries, the ratio of medians to
+plain BM25, per-leaf-count and NOT / no-NOT ratios, and the backend calls per
+exact query (each a constant number of Java calls: search, exact scoring of a
+batch of documents, or one docid-order listing).  Logical time includes
+parsing, every leaf sub-search, exact scoring, composition and docid lookup of
+the returned hits.
+
+Exactness on the benchmark corpus: every query's exact top-10 is compared with
+exhaustive scoring (every document scored on every leaf), and so is the pooled
+top-10.
 
 Memory: for each size, plain and logical search each run in a fresh
 subprocess (same queries, ``--hits`` 1000) that reports its peak resident
@@ -44,7 +54,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-TEMPLATES = ["{a} AND {b} AND NOT {c}", "({a} OR {b}) AND NOT {c}", "{a} AND ({b} OR {c})"]
+TEMPLATES = [
+    "{a} AND {b}", "{a} AND NOT {b}", "{a} OR {b}",
+    "{a} AND {b} AND NOT {c}", "({a} OR {b}) AND NOT {c}", "{a} AND ({b} OR {c})",
+    "{a} AND {b} AND {c} AND NOT {d}", "({a} OR {b}) AND ({c} OR {d})", "{a} AND ({b} OR {c}) AND NOT {d}",
+]
+MODES = ("plain", "exact", "pooled", "boolean")
 
 
 def make_corpus(path: Path, n_docs: int, seed: int = 7, vocab_size: int = 30000, length: int = 80) -> None:
@@ -78,37 +93,92 @@ def make_queries(n: int, seed: int = 11) -> list[tuple[str, str]]:
 
     out = []
     for i in range(n):
-        a, b, c = leaf(), leaf(), leaf()
-        logical = TEMPLATES[i % len(TEMPLATES)].format(a=a, b=b, c=c)
-        out.append((logical, " ".join(x.strip('"') for x in (a, b, c))))
+        template = TEMPLATES[i % len(TEMPLATES)]
+        leaves = {name: leaf() for name in "abcd" if "{" + name + "}" in template}
+        logical = template.format(**leaves)
+        out.append((logical, " ".join(x.strip('"') for x in leaves.values())))
     return out
 
 
-def time_pair(searcher, queries, hits: int, repeats: int) -> dict:
-    """Median seconds per query for plain and logical, interleaved."""
+def query_group(logical: str) -> tuple[int, bool]:
+    """(number of leaves, has NOT) of a benchmark query."""
+    return logical.count('"') // 2, "NOT" in logical
+
+
+def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
+    """Per-query median seconds of every mode, interleaved query by query; backend calls of exact search."""
     from pyserini.search.lucene import LuceneSearcher
 
-    plain_t, logical_t, ratios = [], [], []
-    for logical, plain in queries[: min(10, len(queries))]:  # warm the JIT and caches
-        LuceneSearcher.search(searcher, plain, hits)
-        searcher.search(logical, hits)
-    for _ in range(repeats):
-        for logical, plain in queries:
-            t0 = time.perf_counter()
-            LuceneSearcher.search(searcher, plain, hits)
-            t1 = time.perf_counter()
-            searcher.search(logical, hits)
-            t2 = time.perf_counter()
-            plain_t.append(t1 - t0)
-            logical_t.append(t2 - t1)
-            ratios.append((t2 - t1) / (t1 - t0))
-    return {
-        "plain_ms": statistics.median(plain_t) * 1e3,
-        "logical_ms": statistics.median(logical_t) * 1e3,
-        "ratio_of_medians": statistics.median(logical_t) / statistics.median(plain_t),
-        "median_ratio": statistics.median(ratios),
-        "n": len(plain_t),
+    from logical_pyserini.search import TopKStats
+
+    run = {
+        "plain": lambda logical, plain: LuceneSearcher.search(searcher, plain, hits),
+        "exact": lambda logical, plain: searcher.search(logical, hits),
+        "pooled": lambda logical, plain: pooled.search(logical, hits),
+        "boolean": lambda logical, plain: searcher.boolean_search(logical, hits),
     }
+    for logical, plain in queries[: min(20, len(queries))]:  # warm the JIT and caches
+        for mode in MODES:
+            run[mode](logical, plain)
+    times = {mode: [[] for _ in queries] for mode in MODES}
+    calls = []
+    for r in range(repeats):
+        for i, (logical, plain) in enumerate(queries):
+            for mode in MODES:
+                t0 = time.perf_counter()
+                run[mode](logical, plain)
+                times[mode][i].append(time.perf_counter() - t0)
+            if r == 0:
+                searcher.topk_stats = TopKStats()
+                searcher.search(logical, hits)
+                calls.append(searcher.topk_stats.calls)
+                searcher.topk_stats = None
+    per_query = {mode: [statistics.median(t) for t in times[mode]] for mode in MODES}
+    return {"per_query": per_query, "calls": calls}
+
+
+def summarize(result: dict, queries, modes=MODES) -> dict:
+    """p50 / p99 (ms) per mode and ratio of medians to plain, overall and per query group."""
+    per_query = result["per_query"]
+
+    def pct(values, q):
+        values = sorted(values)
+        return values[min(len(values) - 1, int(round(q * (len(values) - 1))))] * 1e3
+
+    out = {mode: {"p50": pct(per_query[mode], 0.5), "p99": pct(per_query[mode], 0.99)} for mode in modes}
+    for mode in modes:
+        out[mode]["ratio"] = out[mode]["p50"] / out["plain"]["p50"]
+    groups = {}
+    for i, (logical, _) in enumerate(queries):
+        groups.setdefault(query_group(logical), []).append(i)
+    out["groups"] = {
+        g: {mode: statistics.median(per_query[mode][i] for i in idx) / statistics.median(per_query["plain"][i] for i in idx)
+            for mode in modes} | {"n": len(idx)}
+        for g, idx in sorted(groups.items())
+    }
+    calls = result["calls"]
+    out["calls"] = (statistics.mean(calls), max(calls)) if calls else (0, 0)
+    return out
+
+
+def equality(searcher, pooled, queries, k: int = 10) -> dict:
+    """How many top-k lists of exact and pooled search equal exhaustive scoring."""
+    from logical_pyserini.query import parse_query
+    from logical_pyserini.search import exhaustive, topk
+
+    backend = searcher._retriever_backend()
+    normalizer = searcher._leaf_normalizer
+    same = {"exact": 0, "pooled": 0}
+    for logical, _ in queries:
+        tree = parse_query(logical)
+        ref = exhaustive(tree, backend, searcher.operators, normalizer)
+        want = [(int(ref.docs[i]), float(ref.combined[i])) for i in ref.ranking(k)]
+        got = topk(tree, backend, searcher.operators, normalizer, k)
+        same["exact"] += [(int(got.docs[i]), float(got.combined[i])) for i in got.ranking(k)] == want
+        hits = pooled.search(tree, k)
+        same["pooled"] += [(h.lucene_docid, h.score) for h in hits] == want
+    same["n"] = len(queries)
+    return same
 
 
 def effectiveness(index: Path) -> str:
@@ -118,15 +188,15 @@ def effectiveness(index: Path) -> str:
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.eval import evaluate_runs, format_table, read_groups
-    from logical_pyserini.search.__main__ import main as search
+    from logical_pyserini.search import SearchConfig, run_topics
 
     ensure_index(DEMO_DIR / "corpus.jsonl", index)
     with tempfile.TemporaryDirectory() as tmp:
         runs = {"bm25": Path(tmp) / "bm25.txt", "logical": Path(tmp) / "logical.txt"}
-        search(["--index", str(index), "--topics", str(DEMO_DIR / "topics.natural.tsv"), "--plain",
-                "--output", str(runs["bm25"]), "--quiet"])
-        search(["--index", str(index), "--topics", str(DEMO_DIR / "topics.logical.tsv"),
-                "--output", str(runs["logical"]), "--quiet"])
+        run_topics(SearchConfig(index=str(index), topics=str(DEMO_DIR / "topics.natural.tsv"), plain="text",
+                                output=str(runs["bm25"]), quiet=True))
+        run_topics(SearchConfig(index=str(index), topics=str(DEMO_DIR / "topics.logical.tsv"),
+                                output=str(runs["logical"]), quiet=True))
         groups = read_groups(f"{DEMO_DIR / 'metadata.jsonl'}:negations")[1]
         rows = evaluate_runs(DEMO_DIR / "qrels.txt", runs, "nDCG@10 P@1 RR", groups)
     return format_table(rows, "negations")
@@ -203,13 +273,11 @@ def plot(rows: list, rss: dict, path: Path) -> None:
     plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     sizes = sorted({size for size, *_ in rows})
-    for hits, leaf_hits, color in ((1000, 1000, "C0"), (10, 1000, "C1"), (10, 100, "C2")):
-        sel = {size: r for size, h, lh, r in rows if (h, lh) == (hits, leaf_hits)}
+    for hits, color in ((1000, "C0"), (10, "C1")):
+        sel = {size: r for size, h, r in rows if h == hits}
         xs = [s for s in sizes if s in sel]
-        ax1.plot(xs, [sel[s]["logical_ms"] for s in xs], "-o", color=color,
-                 label=f"logical, hits {hits}, leaf hits {leaf_hits}")
-        if leaf_hits == 1000:
-            ax1.plot(xs, [sel[s]["plain_ms"] for s in xs], "--s", color=color, label=f"plain BM25, hits {hits}")
+        for mode, style in (("plain", "--s"), ("exact", "-o"), ("pooled", ":^"), ("boolean", "-.x")):
+            ax1.plot(xs, [sel[s][mode]["p50"] for s in xs], style, color=color, label=f"{mode}, hits {hits}")
     ax1.set(xscale="log", yscale="log", xlabel="documents", ylabel="median ms / query", title="Latency")
     ax1.legend(fontsize=7)
     for mode, style in (("plain", "--s"), ("logical", "-o")):
@@ -226,7 +294,7 @@ def plot(rows: list, rss: dict, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="10000,100000", help="Corpus sizes, comma separated.")
-    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--queries", type=int, default=270, help="Queries (a multiple of 9 covers every template equally).")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--data", default=str(ROOT / "eval" / "data"), help="Where generated corpora/indexes go.")
     p.add_argument("--output", default=None, help="Default eval/results/latency.md (eval/results-quick/ with --quick).")
@@ -247,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.search import LogicalLuceneSearcher
 
     queries = make_queries(args.queries)
-    rows, rss = [], {}
+    rows, rss, equal = [], {}, {}
     for size in (int(s) for s in args.sizes.split(",")):
         corpus = Path(args.data) / f"synthetic-{size}.jsonl"
         index = Path(args.data) / f"index-{size}"
@@ -257,15 +325,17 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             build_lucene_index(corpus, index, overwrite=True, progress=False)
             (index / "done").write_text(f"{time.perf_counter() - t:.1f}\n")
-        # (hits, leaf depth): a run file at the default depth, interactive top-10
-        # at the default depth, and top-10 with shallower leaves.
-        for hits, leaf_hits in ((1000, 1000), (10, 1000), (10, 100)):
-            searcher = LogicalLuceneSearcher(str(index), leaf_hits=leaf_hits)
-            r = time_pair(searcher, queries, hits, args.repeats)
-            rows.append((size, hits, leaf_hits, r))
-            print(f"{size} docs, hits={hits}, leaf-hits={leaf_hits}: plain {r['plain_ms']:.2f} ms, "
-                  f"logical {r['logical_ms']:.2f} ms, ratio {r['ratio_of_medians']:.2f}", file=sys.stderr)
-            searcher.close()
+        searcher = LogicalLuceneSearcher(str(index))
+        pooled = LogicalLuceneSearcher(str(index), pooled=True, leaf_hits=1000)
+        for hits in (10, 1000):  # interactive top-10 and a run file
+            r = summarize(time_modes(searcher, pooled, queries, hits, args.repeats), queries)
+            rows.append((size, hits, r))
+            print(f"{size} docs, hits={hits}: " + ", ".join(f"{m} {r[m]['p50']:.2f} ms ({r[m]['ratio']:.2f}x)"
+                                                            for m in MODES), file=sys.stderr)
+        equal[size] = equality(searcher, pooled, queries)
+        print(f"{size} docs, top-10 equal to exhaustive: {equal[size]}", file=sys.stderr)
+        searcher.close()
+        pooled.close()
         rss[size] = peak_rss(index, args.queries)
         print(f"{size} docs, peak RSS: plain {rss[size]['plain']['peak_mb']:.0f} MB, "
               f"logical {rss[size]['logical']['peak_mb']:.0f} MB", file=sys.stderr)
@@ -275,16 +345,33 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Command: `python eval/bench_latency.py {' '.join(argv if argv is not None else sys.argv[1:])}`  ",
         f"Date: {dt.date.today().isoformat()}; machine: {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}; 1 search thread.  ",
-        f"{args.queries} three-leaf queries ({'; '.join(TEMPLATES)}), {args.repeats} repeats, interleaved; "
-        "times are medians per query.",
+        f"{os.cpu_count()} cores (shared with other jobs: compare ratios, not absolute times), "
+        f"Python {platform.python_version()}; 1 search thread.  ",
+        f"{args.queries} queries with 2-4 leaves ({'; '.join(TEMPLATES)}), {args.repeats} repeats, interleaved; "
+        "per query the median over repeats; p50 / p99 over queries.  exact: the default exact top-k; pooled: "
+        "`pooled=True`, leaf depth 1000 (earlier default, not exact); boolean: the Boolean peer (strict "
+        "BooleanQuery of the same tree).  Ratio: p50 / plain p50.  Calls: backend operations per exact query "
+        "(mean / max; each a constant number of Java calls).",
         "",
-        "| docs | hits | leaf hits | plain BM25 (ms) | logical (ms) | ratio of medians | median per-query ratio |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| docs | hits | plain p50 / p99 (ms) | exact p50 / p99 | pooled p50 / p99 | boolean p50 / p99 | "
+        "exact / plain | pooled / plain | boolean / plain | exact calls |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for size, hits, leaf_hits, r in rows:
-        lines.append(f"| {size:,} | {hits} | {leaf_hits} | {r['plain_ms']:.2f} | {r['logical_ms']:.2f} | "
-                     f"{r['ratio_of_medians']:.2f} | {r['median_ratio']:.2f} |")
+    for size, hits, r in rows:
+        cells = " | ".join(f"{r[m]['p50']:.2f} / {r[m]['p99']:.2f}" for m in MODES)
+        lines.append(f"| {size:,} | {hits} | {cells} | {r['exact']['ratio']:.2f} | {r['pooled']['ratio']:.2f} | "
+                     f"{r['boolean']['ratio']:.2f} | {r['calls'][0]:.1f} / {r['calls'][1]} |")
+    lines += ["", "## By number of leaves and NOT (ratio of per-group medians to plain BM25)", "",
+              "| docs | hits | leaves | NOT | queries | exact / plain | pooled / plain | boolean / plain |",
+              "|---:|---:|---:|---|---:|---:|---:|---:|"]
+    for size, hits, r in rows:
+        for (n_leaves, has_not), g in r["groups"].items():
+            lines.append(f"| {size:,} | {hits} | {n_leaves} | {'yes' if has_not else 'no'} | {g['n']} | "
+                         f"{g['exact']:.2f} | {g['pooled']:.2f} | {g['boolean']:.2f} |")
+    lines += ["", "## Equality with exhaustive scoring (top-10 docids and scores)", "",
+              "| docs | queries | exact = exhaustive | pooled (leaf depth 1000) = exhaustive |", "|---:|---:|---:|---:|"]
+    for size, e in equal.items():
+        lines.append(f"| {size:,} | {e['n']} | {e['exact']} | {e['pooled']} |")
     lines += ["", "## Peak memory", "",
               f"Each searcher in a fresh Python process: open the index, run the {args.queries} queries at "
               "hits 1000, read its peak RSS (`VmHWM`; the JVM heap lives in the same process; default `-Xmx` "

@@ -317,7 +317,7 @@ def merge_section(path: Path, section: list[str]) -> list[str]:
 
 
 def write_run(path: Path, run: dict[str, list]) -> Path:
-    from logical_pyserini.search._output import open_run_writer
+    from logical_pyserini.search import open_run_writer
 
     with open_run_writer(str(path), "trec", 1000, path.stem) as writer:
         for qid, hits in run.items():

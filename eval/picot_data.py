@@ -38,6 +38,15 @@ PHANTOM_WIKI = "phantom-wiki==1.0.3"
 PW_ARGS = ["--num-family-trees", "1", "--max-family-tree-depth", "20", "--question-depth", "20", "--easy-mode"]
 
 
+def multihop_source() -> Path:
+    """``../shared/data/multihop`` beside the checkout (or beside its parent, for worktrees)."""
+    root = Path(__file__).resolve().parents[1]
+    for base in (root.parent, root.parent.parent):
+        if (base / "shared" / "data" / "multihop").is_dir():
+            return base / "shared" / "data" / "multihop"
+    return root.parent / "shared" / "data" / "multihop"
+
+
 def home() -> Path:
     return Path(os.environ.get("LOGICAL_PYSERINI_HOME", Path.home() / ".cache" / "logical_pyserini"))
 
@@ -150,8 +159,10 @@ def cmd_multihop(args: argparse.Namespace) -> None:
     """Pools the passages of a HotpotQA/2Wiki dev subset into a corpus (the retrieval setting)."""
     from logical_pyserini.picot import load_multihop
 
-    src = Path(args.source)
-    questions, corpus = load_multihop(src, args.dataset)
+    try:
+        questions, corpus = load_multihop(Path(args.source), args.dataset)
+    except (OSError, ValueError) as exc:
+        sys.exit(f"picot_data: {exc}")
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "corpus.jsonl", "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus))
@@ -171,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     pw.set_defaults(func=cmd_phantomwiki)
     mh = sub.add_parser("multihop", help="HotpotQA / 2Wiki dev subset -> questions + pooled corpus")
     mh.add_argument("--dataset", choices=["hotpotqa", "2wiki"], required=True)
-    mh.add_argument("--source", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "multihop"))
+    mh.add_argument("--source", default=str(multihop_source()), help="folder with the multihop dev subsets")
     mh.add_argument("--output", required=True)
     mh.set_defaults(func=cmd_multihop)
     args = p.parse_args(argv)

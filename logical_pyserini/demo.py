@@ -2,9 +2,9 @@
 
     python -m logical_pyserini.demo [--index indexes/demo] [--runs runs]
 
-Everything runs in one process through the same entry points as the CLIs
-(``logical_pyserini.index``, ``.search``, ``.eval``), so the demo exercises
-exactly what users run.
+Everything runs in one process through the same APIs the CLIs configure
+(``logical_pyserini.index``, :func:`logical_pyserini.search.run_topics`,
+``.eval``), so the demo exercises exactly what users run.
 """
 
 from __future__ import annotations
@@ -52,32 +52,35 @@ def main(argv: list[str] | None = None) -> int:
     ensure_index(data / "corpus.jsonl", Path(args.index))
 
     from .eval import evaluate_runs, format_table, read_groups
-    from .search.__main__ import main as search
+    from .search import SearchConfig, build_searcher, run_topics
 
-    common = ["--index", args.index, "--hits", "1000", "--quiet"]
+    logical, natural = str(data / "topics.logical.tsv"), str(data / "topics.natural.tsv")
     plan = {
         # What a user types, searched with plain BM25: the baseline.
-        "bm25": ["--topics", str(data / "topics.natural.tsv"), "--plain", "--run-tag", "bm25"],
+        "bm25": dict(topics=natural, plain="text", run_tag="bm25"),
         # The Boolean peer: the same logical queries as a strict Lucene BooleanQuery (what a user would
         # hand-build instead of logical search).
-        "boolean": ["--topics", str(data / "topics.logical.tsv"), "--plain", "boolean", "--run-tag", "boolean"],
+        "boolean": dict(topics=logical, plain="boolean", run_tag="boolean"),
         # The same needs written in the logical query language.
-        "logical": ["--topics", str(data / "topics.logical.tsv"), "--run-tag", "logical"],
+        "logical": dict(topics=logical, run_tag="logical"),
         # The questions rewritten by the embedded rule rewriter, then searched logically.
-        "rules+logical": ["--topics", str(data / "topics.natural.tsv"), "--rewrite", "rules",
-                          "--run-tag", "rules-logical"],
+        "rules+logical": dict(topics=natural, rewrite="rules", run_tag="rules-logical"),
     }
     if args.rerank:
         # Logical search, top 20 reranked by OrLog with the embedded dense oracle (no LLM).
-        plan["logical+orlog"] = ["--topics", str(data / "topics.logical.tsv"), "--rerank", "orlog",
-                                 "--oracle", "dense", "--oracle-cache", str(runs / "demo.orlog-cache.jsonl"),
-                                 "--run-tag", "logical-orlog"]
+        plan["logical+orlog"] = dict(topics=logical, rerank="orlog", oracle="dense",
+                                     oracle_cache=str(runs / "demo.orlog-cache.jsonl"), run_tag="logical-orlog")
     paths = {}
-    for name, flags in plan.items():
+    searcher = None  # one searcher (one JVM index reader) serves every run
+    for name, options in plan.items():
         paths[name] = runs / f"demo.{name}.txt"
-        print(f"[demo] {name}: python -m logical_pyserini.search {' '.join(flags)} --output {paths[name]}",
+        config = SearchConfig(output=str(paths[name]), index=args.index, hits=1000, quiet=True, **options)
+        searcher = searcher or build_searcher(config)
+        print(f"[demo] {name}: {', '.join(f'{k}={v}' for k, v in options.items())} -> {paths[name]}",
               file=sys.stderr)
-        if search([*common, *flags, "--output", str(paths[name])]) != 0:
+        report = run_topics(config, searcher=searcher)
+        print(report.summary(), file=sys.stderr)
+        if report.failures:
             print(f"[demo] the {name} run reported failed topics (see above)", file=sys.stderr)
             return 1
 

@@ -313,3 +313,16 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
     final = script.prompts[-1]
     assert "Bo Lee is a friend of Ann Ray." in final                          # notes verbalise the facts
     assert "The occupation of Ann Ray is pilot." in final                     # passages are in the prompt
+
+
+def test_in_context_setting_reads_the_whole_universe(engine):
+    """In-context: every SLICE call gets all articles (no index); the template reader stays exact."""
+    from logical_pyserini.picot import Passage, RunConfig, load_corpus, phantomwiki_schema, run_questions
+
+    corpus = [Passage(d, t) for d, t in load_corpus(DATA / "corpus.jsonl").items()]
+    cfg = RunConfig(method="picot", setting="incontext", reader="template", gold_prolog=True, corpus_passages=corpus)
+    rows = run_questions(questions()[:10], cfg, phantomwiki_schema((DATA / "rules.pl").read_text()), None,
+                         progress=False)
+    assert all(r["error"] is None for r in rows)
+    assert sum(r["em"] for r in rows) >= 9
+    assert all(len(step_call["docs"]) == 12 for r in rows for s in r["trajectory"] for step_call in s["calls"])

@@ -147,3 +147,54 @@ def test_registry_plugs_a_new_name_into_grammar_and_searchers(searcher, museum_i
     assert "bm25copy" not in retriever_names()
     with pytest.raises(ValueError, match="unknown retriever 'nope'"):
         get_retriever("nope")
+
+
+# -- query encoders: an OpenAI-compatible /v1/embeddings endpoint (loopback stub) -------------------
+
+def _embed(text: str, dim: int = 32) -> list[float]:
+    """A deterministic bag-of-words embedding (the stub server's model): hashed words, unit length."""
+    import zlib
+
+    vec = np.zeros(dim)
+    for word in "".join(c.lower() if c.isalnum() else " " for c in text).split():
+        vec[zlib.crc32(word.encode()) % dim] += 1.0
+    return (vec / max(np.linalg.norm(vec), 1e-12)).tolist()
+
+
+def test_dense_leaves_with_an_openai_compatible_embeddings_endpoint(tmp_path, monkeypatch):
+    import faiss
+
+    from stub_server import serve
+
+    calls = []
+
+    def handler(path, body, headers):
+        if path != "/v1/embeddings":
+            return 404, {"error": path}
+        calls.append(body)
+        # Answer out of order: the client must restore input order from "index".
+        rows = [{"index": i, "embedding": _embed(t)} for i, t in enumerate(body["input"])]
+        return {"data": rows[::-1], "model": body["model"]}
+
+    server, url = serve(handler)
+    try:
+        index_dir = tmp_path / "dense"
+        index_dir.mkdir()
+        index = faiss.IndexFlatIP(32)
+        index.add(np.asarray([_embed(t) for _, t in MUSEUMS], dtype=np.float32))
+        faiss.write_index(index, str(index_dir / "index"))
+        (index_dir / "docid").write_text("".join(d + "\n" for d, _ in MUSEUMS))
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        from logical_pyserini.search import LogicalFaissSearcher
+
+        searcher = LogicalFaissSearcher(str(index_dir), "openai:stub-embedder")
+        hits = searcher.search("science museum AND NOT art", 12)
+        report = searcher.explain("science museum AND NOT art", "m04")
+        science = next(c for c in report["children"] if c.get("term") == "science museum")
+        text = dict(MUSEUMS)["m04"]
+        assert science["raw"] == pytest.approx(float(np.dot(_embed("science museum"), _embed(text))), abs=1e-5)
+        assert hits[0].docid in {"m04", "m07", "m10"}  # a science museum, not an art one
+        # Both leaves of the query went to the server in one batch.
+        assert any(sorted(c["input"]) == ["art", "science museum"] for c in calls)
+    finally:
+        server.shutdown()

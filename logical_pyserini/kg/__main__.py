@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .._io import OutputError
+from ..models import ModelError
 from ._betae import TYPES, QueryFileError
 from ._evaluate import PROTOCOLS, EvalConfig, evaluate
 from ._executor import executor_names, get_executor
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                         per_type=args.per_type, seed=args.seed, protocol=args.protocol, progress=not args.quiet)
     try:
         metrics = evaluate(config, lambda graph: cls.from_args(graph, args))
-    except (GraphError, QueryFileError, OutputError) as exc:
+    except (GraphError, QueryFileError, OutputError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     run = metrics.pop("_run")

@@ -8,7 +8,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["GraphError", "KnowledgeGraph", "read_triples"]
+__all__ = ["GraphError", "KnowledgeGraph", "gather_rows", "read_triples"]
 
 
 class GraphError(ValueError):
@@ -40,6 +40,13 @@ def read_triples(path: str | os.PathLike) -> np.ndarray:
                 raise GraphError(f"{path}:{no}: expected head<TAB>relation<TAB>tail ids, got {line[:80]!r}")
         raise GraphError(f"{path}: expected three non-negative integer ids per line")
     return flat.reshape(-1, 3)
+
+
+def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of every entry of CSR ``rows`` (in row order) and each row's length, without a Python loop."""
+    starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
+    total = int(lengths.sum())
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total), lengths
 
 
 def _scipy_sparse():
@@ -152,14 +159,8 @@ class KnowledgeGraph:
         entities = np.asarray(entities, dtype=np.int64)
         if entities.size == 0:
             return entities
-        starts, ends = mat.indptr[entities], mat.indptr[entities + 1]
-        lengths = ends - starts
-        total = int(lengths.sum())
-        if total == 0:
-            return np.zeros(0, np.int64)
-        # Gather the CSR rows without a Python loop.
-        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-        return np.unique(mat.indices[offsets]).astype(np.int64)
+        pos, _ = gather_rows(mat.indptr, entities)
+        return np.unique(mat.indices[pos]).astype(np.int64)
 
     # -- neighbourhoods -----------------------------------------------------
     def out_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from ._graph import KnowledgeGraph
+from ._graph import KnowledgeGraph, gather_rows
 
 __all__ = ["Rule", "RuleSet", "mine_rules"]
 
@@ -43,14 +43,6 @@ class RuleSet(dict):
         names = ["x"] + [f"z{i}" for i in range(1, len(rule.body))] + ["y"]
         body = ", ".join(f"r{b}({names[i]},{names[i + 1]})" for i, b in enumerate(rule.body))
         return f"r{rule.head}(x,y) <- {body}  [conf {rule.confidence:.2f}{', walk' if rule.walk else ''}]"
-
-
-def _gather(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of all CSR entries of rows ``idx``, and the row each came from."""
-    starts, lengths = ptr[idx], ptr[idx + 1] - ptr[idx]
-    total = int(lengths.sum())
-    pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-    return pos, np.repeat(np.arange(len(idx)), lengths)
 
 
 def _co_tail_rule(graph: KnowledgeGraph, r: int, inv: int, heads, pairs, lo, hi, min_support: int,
@@ -118,7 +110,8 @@ def mine_rules(graph: KnowledgeGraph, *, max_heads: int = 100, min_support: int 
             keep = r1 != r  # the head relation itself would predict its own facts
             codes1, y1 = r1[keep], z[keep]
             # 2-hop: x -r1-> z -r2-> y
-            pos, row = _gather(ptr, z)
+            pos, lengths = gather_rows(ptr, z)
+            row = np.repeat(np.arange(len(z)), lengths)
             if len(pos) > max_paths:
                 sel = np.sort(rng.choice(len(pos), max_paths, replace=False))
                 pos, row = pos[sel], row[sel]

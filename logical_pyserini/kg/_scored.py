@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._executor import Executor, register_executor
-from ._graph import KnowledgeGraph
+from ._graph import KnowledgeGraph, gather_rows
 from ._rules import RuleSet, mine_rules
 
 __all__ = ["ScoredExecutor"]
@@ -73,10 +73,8 @@ class ScoredExecutor(Executor[np.ndarray]):
         out = np.zeros(self.graph.num_entities, np.float32)
         if len(idx) == 0:
             return out
-        starts, lengths = mat.indptr[idx], mat.indptr[idx + 1] - mat.indptr[idx]
-        total = int(lengths.sum())
-        if total:
-            pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        pos, lengths = gather_rows(mat.indptr, idx)
+        if len(pos):
             vals = np.repeat(s[idx], lengths)
             if self.paths == "max":
                 np.maximum.at(out, mat.indices[pos], vals)
@@ -91,11 +89,9 @@ class ScoredExecutor(Executor[np.ndarray]):
         for rel in path:
             mat = self.graph.adjacency(rel)
             idx = self._support(s)
-            starts, lengths = mat.indptr[idx], mat.indptr[idx + 1] - mat.indptr[idx]
-            total = int(lengths.sum())
-            if total == 0:
+            pos, lengths = gather_rows(mat.indptr, idx)
+            if len(pos) == 0:
                 return np.zeros(self.graph.num_entities, np.float32)
-            pos = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
             vals = np.repeat(s[idx] / np.maximum(lengths, 1), lengths)
             s = np.bincount(mat.indices[pos], weights=vals, minlength=self.graph.num_entities).astype(np.float32)
         top = float(s.max())

@@ -191,3 +191,27 @@ class OpenAIModel(LanguageModel):
                 p = 0.5  # neither answer in the top-k: no evidence either way
             out[i] = p
         return out
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """``(len(texts), d)`` float32 embeddings from the server's ``/embeddings`` route, in input order.
+
+        For dense query encoders over an OpenAI-compatible server (vLLM, text-embeddings-inference,
+        hosted APIs).  Not cached here: the dense leaf scorer keeps each leaf's vector.
+        """
+        texts = list(texts)
+        batches = [texts[s : s + self.batch_size] for s in range(0, len(texts), self.batch_size)]
+
+        def one(batch: list[str]) -> list[list[float]]:
+            reply = self._post("embeddings", {"model": self.model, "input": batch})
+            try:
+                rows = sorted(reply["data"], key=lambda r: r["index"])
+                vectors = [[float(x) for x in r["embedding"]] for r in rows]
+            except (KeyError, TypeError, ValueError):
+                raise ModelError(f"{self.base_url}: unexpected embeddings response shape") from None
+            if len(vectors) != len(batch) or len({len(v) for v in vectors}) > 1:
+                raise ModelError(f"{self.base_url}: {len(vectors)} embeddings of mixed or wrong count for "
+                                 f"{len(batch)} inputs")
+            return vectors
+
+        rows = [v for batch in self._map(one, batches) for v in batch]
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)

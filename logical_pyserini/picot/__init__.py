@@ -21,7 +21,7 @@ from ._readers import READERS, Reader, TemplateReader, register_reader
 from ._retrieval import InContext, LuceneRetriever, Passage, Retriever, load_corpus
 from ._run import METHODS, RunConfig, compare, metrics, run_questions
 from ._schema import Definition, Schema, phantomwiki_schema
-from ._slice import Plan, SliceExecutor, SliceResult
+from ._slice import Plan, SliceExecutor, SliceResult, validate_plan
 
 __all__ = [
     "METHODS", "READERS",
@@ -30,5 +30,5 @@ __all__ = [
     "SliceResult", "TemplateReader",
     "compare", "load_corpus", "load_multihop", "load_questions", "mean_se", "metrics", "normalize_answer",
     "paired_test", "phantomwiki_schema", "prolog_string", "register_reader", "run_questions", "score",
-    "set_scores", "summarize", "token_scores",
+    "set_scores", "summarize", "token_scores", "validate_plan",
 ]

@@ -114,11 +114,17 @@ def main(argv: list[str] | None = None) -> int:
                        ircot_iterations=args.ircot_iterations, max_new_tokens=args.max_new_tokens,
                        corpus_passages=corpus_passages)
     start = time.perf_counter()
-    rows = run_questions(questions, config, schema, retriever, model, args.threads, progress=not args.quiet)
     out = Path(args.output)
-    with atomic_write(out) as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+    # Rows go to OUTPUT.partial as they are answered (in completion order); the file becomes OUTPUT when
+    # the run ends, so an interrupted run leaves OUTPUT.partial with every question it finished.
+    with atomic_write(out, partial=True) as f:
+        def write(row: dict) -> None:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+
+        rows = run_questions(questions, config, schema, retriever, model, args.threads, progress=not args.quiet,
+                             on_row=write)
     m = metrics(rows, config)
     m["config"].update(llm=args.llm, questions=args.questions, index=args.index, wall_seconds=round(time.perf_counter() - start, 2))
     atomic_write_text(str(out) + ".metrics.json", json.dumps(m, indent=2) + "\n")

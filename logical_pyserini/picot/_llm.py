@@ -15,7 +15,7 @@ from ._prolog import Goal, QueryError
 from ._readers import Reader
 from ._retrieval import Passage
 from ._schema import Definition, Schema
-from ._slice import Plan
+from ._slice import Plan, validate_plan
 
 __all__ = ["LLMReader", "Planner", "answer_prompt", "evidence", "parse_answer", "parse_plan"]
 
@@ -37,11 +37,13 @@ def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = N
 
 def parse_answer(text: str, sep: str = ", ") -> list[str]:
     """The answers after the last "The answer is" (whole reply when absent), split on ``sep``."""
+    text = text or ""
     m = None
-    for m in _ANSWER.finditer(text or ""):
+    for m in _ANSWER.finditer(text):
         pass
-    body = m.group(1) if m else (text or "").strip().splitlines()[-1:] and (text or "").strip().splitlines()[-1]
-    body = str(body or "").strip().strip(".").strip()
+    lines = text.strip().splitlines()
+    body = m.group(1) if m else (lines[-1] if lines else "")
+    body = body.strip().strip(".").strip()
     parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
     return [p for p in parts if p]
 
@@ -126,30 +128,20 @@ class Planner:
         QueryError
             When neither the reply nor the repaired reply is a valid query.
         """
-        from ._slice import SliceExecutor
-
         p = prompts()
         chat = [{"role": "user", "content": fill(p["plan"]["instruction"], examples=self._examples())
                  + fill(p["plan"]["question"], question=fence(question, "question"))}]
         attempts: list[dict] = []
-        for attempt in range(2):
+        for _ in range(2):
             reply = self.model.chat(chat, max_new_tokens=self.max_new_tokens, version=p["version"])
             self.calls += 1
             try:
                 plan, defs = parse_plan(reply)
-                readable = dict(base.readable) if base else {}
-                for name, d in defs.items():
-                    known = base.definition(name) if base else None
-                    readable[name] = known if known and not d.statement else d
-                schema = Schema({**readable, **({} if not base else {k: v for k, v in base.derived.items()})})
-                schema = schema.all_readable()
-                for g in plan.goals:  # a predicate the plan uses but does not define still gets templates
-                    name = g.split("(")[0].strip()
-                    if re.fullmatch(r"[a-z][A-Za-z0-9_]*", name) and name not in schema.readable and name not in _BUILTIN:
-                        arity = g.count(",") + 1 if "(" in g else 0
-                        schema.readable[name] = Definition(name, arity, f"What is the {name} of {{0}}?", "",
-                                                           f"{name}({{0}}, {{1}}) holds.")
-                SliceExecutor(schema, _NullReader(), None).validate(plan)  # type: ignore[arg-type]
+                # The plan's own definitions win; a dataset's known predicates fill the gaps.  A
+                # predicate with neither is an unknown predicate for SWI-Prolog: repaired or refused.
+                known = base.all_readable().readable if base else {}
+                schema = Schema({**known, **defs}, version=base.version if base else "")
+                validate_plan(schema, plan)
                 attempts.append({"reply": reply, "ok": True})
                 return plan, schema, attempts
             except QueryError as exc:
@@ -157,13 +149,6 @@ class Planner:
                 chat += [{"role": "assistant", "content": reply},
                          {"role": "user", "content": fill(p["plan"]["repair"], error=str(exc))}]
         raise QueryError(f"no valid plan after one repair: {attempts[-1]['error']}")
-
-
-_BUILTIN = {"aggregate_all", "distinct", "count", "true"}
-
-
-class _NullReader(Reader):
-    name = "none"
 
 
 class LLMReader(Reader):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -196,8 +197,11 @@ def _one(ctx: Context, q: Question) -> dict[str, Any]:
 
 
 def run_questions(questions: Sequence[Question], config: RunConfig, schema: Schema, retriever: Retriever,
-                  model: Any = None, threads: int = 1, progress: bool = True) -> list[dict[str, Any]]:
-    """Answer every question; rows in input order."""
+                  model: Any = None, threads: int = 1, progress: bool = True,
+                  on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Answer every question; rows in input order.  ``on_row`` sees each row as soon as it is done
+    (the CLI writes it out at once, so an interrupted run keeps what it answered)."""
+    lock = threading.Lock()
     ctx = Context(config, schema, retriever if config.setting == "retrieval" else InContext(), model)
     from tqdm import tqdm
 
@@ -205,7 +209,10 @@ def run_questions(questions: Sequence[Question], config: RunConfig, schema: Sche
 
     def work(q: Question) -> dict[str, Any]:
         r = _one(ctx, q)
-        bar.update(1)
+        with lock:
+            bar.update(1)
+            if on_row is not None:
+                on_row(r)
         return r
 
     if threads <= 1:

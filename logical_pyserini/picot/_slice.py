@@ -20,7 +20,7 @@ from ._readers import Reader
 from ._retrieval import Passage, Retriever
 from ._schema import Schema
 
-__all__ = ["Plan", "SliceExecutor", "SliceResult", "format_value"]
+__all__ = ["Plan", "SliceExecutor", "SliceResult", "format_value", "validate_plan"]
 
 
 @dataclass
@@ -56,6 +56,18 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
+def _knowledge_base(schema: Schema) -> KnowledgeBase:
+    return KnowledgeBase({n: d.arity for n, d in schema.readable.items()}, schema.rules)
+
+
+def validate_plan(schema: Schema, plan: Plan) -> None:
+    """Parse and check ``plan`` with SWI-Prolog against ``schema`` (raises :class:`QueryError`)."""
+    with _knowledge_base(schema) as kb:
+        names = kb.parse(plan.query)
+    if plan.target not in names:
+        raise QueryError(f"target {plan.target} does not occur in the query")
+
+
 class SliceExecutor:
     """Runs plans with one reader and one retriever.
 
@@ -80,15 +92,6 @@ class SliceExecutor:
         self.max_acquisitions = max_acquisitions
         self.max_states = max_states
 
-    def knowledge_base(self) -> KnowledgeBase:
-        return KnowledgeBase({n: d.arity for n, d in self.schema.readable.items()}, self.schema.rules)
-
-    def validate(self, plan: Plan) -> None:
-        """Parse and check the plan with SWI-Prolog (raises :class:`QueryError`)."""
-        with self.knowledge_base() as kb:
-            names = kb.parse(plan.query)
-        if plan.target not in names:
-            raise QueryError(f"target {plan.target} does not occur in the query")
 
     def _acquire(self, kb: KnowledgeBase, goal: Goal, context: Sequence[Passage] | None,
                  passages: dict[str, Passage]) -> dict[str, Any]:
@@ -121,7 +124,7 @@ class SliceExecutor:
         states: list[dict[str, Any]] = []
         error = None
         acquisitions = 0
-        with self.knowledge_base() as kb:
+        with _knowledge_base(self.schema) as kb:
             try:
                 kb.parse(plan.query)
                 for t in range(1, len(plan.goals) + 1):

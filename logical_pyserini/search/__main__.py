@@ -12,6 +12,8 @@ with both each leaf is scored by its prefix (``bm25:`` / ``dense:`` /
 ``python -m pyserini.search.lucene``.  Every topic is searched independently:
 a malformed query is reported (with its position) and skipped, the run is
 still written for the others, and the exit status is 1 when any topic failed.
+The work is :func:`logical_pyserini.search.run_topics`; this module only turns
+flags into a :class:`~logical_pyserini.search.SearchConfig`.
 """
 
 from __future__ import annotations
@@ -22,23 +24,13 @@ import logging
 import signal
 import sys
 import threading
-import time
 
-from tqdm import tqdm
-
-from ..compose import (AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams,
-                       load_calibration)
-from ..query import QuerySyntaxError, parse_query
-from ..retrieve import add_retriever_arguments, calibration_keys, open_retrievers, retriever_indexes, retriever_names
-from .._io import OutputError, atomic_write, check_writable
-from .._resources import require_stored_text, resolve_cli_indexes, resolve_topics
-from ..encode import add_encoder_arguments, query_encoder_from_args
-from ..rerank._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
-
-logger = logging.getLogger("logical_pyserini.search")
-
-#: --plain modes: the bag-of-words baseline and the Boolean peer.
-PLAIN_MODES = ("text", "boolean")
+from .._io import OutputError
+from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS
+from ..encode import add_encoder_arguments
+from ..rerank import add_rerank_arguments
+from ..retrieve import add_retriever_arguments, retriever_indexes, retriever_names
+from ._run import PLAIN_MODES, RunInterrupted, SearchConfig, run_topics
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,95 +106,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _normalizer(args: argparse.Namespace) -> Normalizer:
-    if args.calibration is not None:
-        if args.sigmoid_tau is not None or args.sigmoid_lambda is not None:
-            raise ValueError("give either --calibration or --sigmoid-tau/--sigmoid-lambda, not both")
-        return Normalizer("sigmoid", load_calibration(args.calibration, calibration_keys()))
-    if args.normalize != "sigmoid":
-        return Normalizer(args.normalize)
-    if args.sigmoid_tau is None or args.sigmoid_lambda is None:
-        raise ValueError("--normalize sigmoid needs --sigmoid-tau and --sigmoid-lambda (or --calibration)")
-    params = SigmoidParams(args.sigmoid_tau, args.sigmoid_lambda)
-    return Normalizer("sigmoid", {key: params for key in calibration_keys()})
-
-
-def _build_searcher(args: argparse.Namespace, normalizer: Normalizer):
-    """The searcher for the given indexes: Lucene, Faiss or hybrid."""
-    operators = Operators(args.and_op, args.or_op, args.not_op)
-    if args.index and args.dense_index:
-        from ._hybrid_searcher import LogicalHybridSearcher
-
-        searcher = LogicalHybridSearcher(args.index, args.dense_index, args.encoder, args.leaf_retriever or "hybrid",
-                                         operators, normalizer, args.leaf_hits)
-        logger.info("mapped %d documents between the indexes in %.3fs", searcher.sparse.num_docs,
-                    searcher.mapping_seconds)
-    elif args.dense_index:
-        from ._faiss_searcher import LogicalFaissSearcher
-
-        searcher = LogicalFaissSearcher(args.dense_index, args.encoder, operators, normalizer, args.leaf_hits)
-    else:
-        from ._lucene_searcher import LogicalLuceneSearcher, check_lucene_index  # starts the JVM
-
-        check_lucene_index(args.index)
-        searcher = LogicalLuceneSearcher(args.index, operators, normalizer, args.leaf_hits)
-    searcher.pooled = searcher.pooled or args.pooled
-    if args.index:
-        searcher.set_bm25(args.k1, args.b)
-    # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
-    for name, retriever in open_retrievers(retriever_indexes(args)).items():
-        searcher.add_retriever(retriever, name)
-    if args.leaf_retriever:
-        if args.leaf_retriever not in searcher.available_retrievers():
-            raise ValueError(f"--leaf-retriever {args.leaf_retriever} needs its index; this search has "
-                             f"{', '.join(searcher.available_retrievers())}")
-        searcher.leaf_retriever = args.leaf_retriever
-    return searcher
-
-
-def _resolve_indexes(args: argparse.Namespace):
-    """Resolve prebuilt index names to their cached directories and the query encoder (in place)."""
-    lucene, dense = resolve_cli_indexes(args.index, args.dense_index, args.encoder)
-    args.index = str(lucene.path) if lucene else None
-    args.dense_index = str(dense.path) if dense else None
-    args.encoder = query_encoder_from_args(args, prebuilt=dense is not None and dense.name is not None)
-    return lucene, dense
-
-
-def _check_usage(args: argparse.Namespace) -> str | None:
-    """A usage error, or None."""
-    for name in ("hits", "leaf_hits", "batch_size", "threads"):
-        if getattr(args, name) < 1:
-            return f"--{name.replace('_', '-')} must be >= 1"
-    if not args.index and not args.dense_index:
-        return "give --index (Lucene), --dense-index (Faiss) or both"
-    if args.encoder and not args.dense_index:
-        return "--encoder needs --dense-index"
-    if args.rewrite and args.plain == "text":
-        return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
-    if args.plain == "boolean" and not args.index:
-        return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # its INFO lines list missing CPU variants
-    usage = _check_usage(args)
+    config = SearchConfig.from_args(args, retrievers=retriever_indexes(args))
+    usage = config.usage_error()
     if usage:
         print(f"error: {usage}", file=sys.stderr)
         return 2
     try:
-        check_writable(args.output)  # before minutes of model loading, not after
-        lucene_index, _ = _resolve_indexes(args)
-        topics = resolve_topics(args.topics)
-        normalizer = _normalizer(args)
-        rewriter = _build_rewriter(args)
-        reranker = build_reranker(args)  # a bad --oracle fails here, before any search
-        searcher = _build_searcher(args, normalizer)
-        if reranker is not None and lucene_index is not None:
-            require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {args.rerank}")
+        with _terminate_as_interrupt():
+            report = run_topics(config)
+    except RunInterrupted as stop:
+        reason = "interrupted" if isinstance(stop.cause, KeyboardInterrupt) else f"error: {stop.cause}"
+        print(f"{reason}: {stop.report.searched} of {stop.todo} topics done; {config.output} is unchanged and the "
+              f"finished topics are in {stop.partial}; to continue, run the same command with --resume",
+              file=sys.stderr)
+        return 130 if isinstance(stop.cause, KeyboardInterrupt) else 2
     except (FileNotFoundError, ValueError, OutputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -212,79 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot open the index ({_java_reason(exc)}); is it complete? Rebuild it with "
               "python -m logical_pyserini.index --overwrite", file=sys.stderr)
         return 2
-
-    # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
-    failures: dict[str, str] = {}
-    trees = _rewrite_topics(topics, rewriter, args, failures) if rewriter else {}
-    for qid, text in topics.items() if not rewriter else ():
-        if args.plain == "text":
-            trees[qid] = text
-            continue
-        try:
-            trees[qid] = parse_query(text)
-        except QuerySyntaxError as exc:
-            failures[qid] = str(exc)
-            logger.error("qid %s: %s", qid, exc)
-    if normalizer.method == "sigmoid" and not args.plain:
-        missing = sorted(searcher.calibration_keys(list(trees.values())) - set(normalizer.sigmoid or {}))
-        if missing:
-            print(f"error: {args.calibration or 'the sigmoid parameters'} has no parameters for "
-                  f"{' and '.join(missing)}, which the topics' leaves use; calibrate with "
-                  f"{'--dense-index' if 'dense' in missing else '--index'} too", file=sys.stderr)
-            return 2
-
-    from ._output import completed_topics, open_run_writer, partial_path
-
-    plain_tag = "hybrid" if args.index and args.dense_index else "dense" if args.dense_index else "bm25"
-    tag = args.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(args.plain, "logical")
-    empty: list[str] = []
-    start = time.perf_counter()
-    qids = list(trees)
-    if args.resume:
-        done = set(completed_topics(args.output, args.output_format))
-        logger.info("resuming %s: %d topics already done", partial_path(args.output), len(done & set(qids)))
-        qids = [q for q in qids if q not in done]
-    elif partial_path(args.output).exists():
-        logger.warning("%s exists from an interrupted run; starting over (pass --resume to continue it)",
-                       partial_path(args.output))
-    written = 0
-    try:
-        with _terminate_as_interrupt(), \
-                open_run_writer(args.output, args.output_format, args.hits, tag, resume=args.resume) as writer, \
-                tqdm(total=len(qids), desc="search", unit="q", disable=args.quiet) as bar:
-            for i in range(0, len(qids), args.batch_size):
-                batch = qids[i : i + args.batch_size]
-                results = _search_batch(searcher, batch, trees, args, failures)
-                for qid in batch:
-                    if qid not in results:
-                        continue
-                    results[qid] = apply_rerank(args, trees[qid], results[qid], searcher)
-                    if not results[qid]:
-                        empty.append(qid)
-                        logger.warning("qid %s: no hits (no positive term matched any document)", qid)
-                    writer.write(qid, results[qid])
-                    written += 1
-                bar.update(len(batch))
-    except (KeyboardInterrupt, OutputError) as exc:
-        reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"error: {exc}"
-        print(f"{reason}: {written} of {len(qids)} topics done; {args.output} is unchanged and the finished "
-              f"topics are in {partial_path(args.output)}; to continue, run the same command with --resume",
-              file=sys.stderr)
-        return 2 if isinstance(exc, OutputError) else 130
-    elapsed = time.perf_counter() - start
-
-    ok = len(topics) - len(failures)
-    print(
-        f"{len(topics)} topics: {ok} searched ({len(empty)} with no hits), {len(failures)} failed; "
-        f"{elapsed:.1f}s; run written to {args.output}",
-        file=sys.stderr,
-    )
-    for line in (_rewrite_summary(rewriter), rerank_summary(args)):
-        if line:
-            print(line, file=sys.stderr)
-    for qid, message in failures.items():
-        print(f"  failed qid {qid}: {message.splitlines()[0]}", file=sys.stderr)
-    return 1 if failures else 0
+    print(report.summary(), file=sys.stderr)
+    return 1 if report.failures else 0
 
 
 def _java_reason(exc: Exception) -> str:
@@ -309,66 +159,6 @@ def _terminate_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _build_rewriter(args: argparse.Namespace):
-    if not args.rewrite:
-        return None
-    from ..rewrite import get_rewriter
-
-    return get_rewriter(args.rewrite, cache=args.rewrite_cache, base_url=args.base_url, api_key=args.api_key)
-
-
-def _rewrite_topics(topics: dict[str, str], rewriter, args: argparse.Namespace, failures: dict) -> dict:
-    """Rewrite natural-language topics; the rewrites are kept next to the run
-    (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
-    from ..rewrite import guard_rewrite
-
-    trees = {}
-    record = f"{args.output}.rewrites.tsv"
-    with atomic_write(record) as f:
-        for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=args.quiet):
-            try:
-                rewrite = guard_rewrite(rewriter.rewrite(text), args.rewrite_guard)
-            except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
-                failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
-                logger.error("qid %s: %s", qid, failures[qid])
-                continue
-            trees[qid] = rewrite.tree
-            f.write(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
-    return trees
-
-
-def _rewrite_summary(rewriter) -> str:
-    if rewriter is None:
-        return ""
-    stats = ", ".join(f"{k}={v}" for k, v in rewriter.stats.items())
-    return f"rewrite: {stats}"
-
-
-def _search_batch(searcher, batch, trees, args, failures) -> dict:
-    """Search a batch; if the batch call fails, retry topic by topic so one
-    bad topic cannot take the others down."""
-    if args.plain == "text":
-        return {qid: searcher.plain_search(trees[qid], args.hits) for qid in batch}
-    if args.plain == "boolean":
-        return _one_by_one(batch, lambda qid: searcher.boolean_search(trees[qid], args.hits), failures)
-    try:
-        return searcher.batch_search([trees[q] for q in batch], batch, args.hits, args.threads)
-    except Exception:  # noqa: BLE001 - isolate the failing topic below
-        return _one_by_one(batch, lambda qid: searcher.search(trees[qid], args.hits), failures)
-
-
-def _one_by_one(batch, search, failures) -> dict:
-    """Search topic by topic; a failure is reported for its qid and the others go on."""
-    results = {}
-    for qid in batch:
-        try:
-            results[qid] = search(qid)
-        except Exception as exc:  # noqa: BLE001 - reported per topic, run continues
-            failures[qid] = f"{type(exc).__name__}: {exc}"
-            logger.error("qid %s: %s", qid, failures[qid])
-    return results
 
 
 if __name__ == "__main__":

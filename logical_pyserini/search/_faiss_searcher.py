@@ -18,7 +18,7 @@ ensure_pyserini()
 from pyserini.encode import QueryEncoder  # noqa: E402  (needs the bootstrap first)
 from pyserini.search.faiss import FaissSearcher  # noqa: E402
 
-from ..encode import SentenceEncoder  # noqa: E402
+from ..encode import OpenAIQueryEncoder, SentenceEncoder  # noqa: E402
 from ..encode._query_encoder import SentenceQueryEncoder  # noqa: E402
 from ._base import LogicalHit, LogicalSearchMixin  # noqa: E402
 
@@ -28,8 +28,11 @@ __all__ = ["LogicalFaissSearcher", "as_query_encoder"]
 
 
 def as_query_encoder(encoder: QueryEncoder | SentenceEncoder | str | os.PathLike | None) -> QueryEncoder:
-    """A Pyserini ``QueryEncoder``: given, or a :class:`SentenceQueryEncoder` for a model name / encoder."""
-    return encoder if isinstance(encoder, QueryEncoder) else SentenceQueryEncoder(encoder)
+    """A query encoder: given, an :class:`OpenAIQueryEncoder` for ``openai:MODEL`` (an embeddings endpoint),
+    or a :class:`SentenceQueryEncoder` for a local model name / directory / encoder."""
+    if isinstance(encoder, str) and encoder.startswith("openai:"):
+        return OpenAIQueryEncoder(encoder)
+    return encoder if isinstance(encoder, (QueryEncoder, OpenAIQueryEncoder)) else SentenceQueryEncoder(encoder)
 
 
 def _batch_encode(encoder: QueryEncoder):

@@ -208,7 +208,7 @@ class _TopK:
         k, num_docs = self.k, self.num_docs
         if num_docs == 0:
             return Pool(self.tree, np.zeros(0, dtype=np.int64), {}, {}, np.zeros(0), np.zeros(0, dtype=bool))
-        depth = min(max(2 * k, _MIN_DEPTH), num_docs)
+        depth = min(max(k, _MIN_DEPTH), num_docs)
         for leaf in self.leaves:
             leaf.fetch(self.backend, depth if leaf.positive else min(max(k, _NEG_DEPTH), num_docs),
                        num_docs, self.stats)
@@ -292,9 +292,12 @@ class _TopK:
         # Every document outside ``docs`` scores <= 0 here; fillers must score exactly 0.
         if self.score_range()[0] < 0:
             raise BoundsUnavailable("scores can be negative, so 0-scored fillers are not the next best")
-        fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
-                          dtype=np.int64)
-        self.stats.docid_calls += 1
+        if all(leaf.complete for leaf in self.positive):
+            fill = self.cands[: self.k]  # the candidates are every matching document, in docid order
+        else:
+            fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
+                              dtype=np.int64)
+            self.stats.docid_calls += 1
         fill = np.setdiff1d(fill, docs)
         if len(fill) == 0:
             return pool
