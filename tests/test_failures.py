@@ -134,3 +134,15 @@ def test_killed_run_keeps_previous_file_and_resume_completes_it(tmp_path, museum
     assert search(museum_index, topics, run, "--batch-size", "1", "--resume") == 0
     assert run.read_bytes() == expected.read_bytes()
     assert not partial.exists()
+
+
+def test_eval_unwritable_output_is_one_line_exit_2(tmp_path, capsys):
+    from logical_pyserini.eval.__main__ import main as eval_main
+
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 1.0 x\n")
+    (tmp_path / "file").write_text("x")
+    code = eval_main(["--qrels", str(tmp_path / "qrels.txt"), "--run", f"a={tmp_path / 'run.txt'}",
+                      "--output", str(tmp_path / "file" / "table.md")])
+    assert code == 2
+    assert capsys.readouterr().err.strip().startswith("error: ")

@@ -69,9 +69,13 @@ def main(argv: list[str] | None = None) -> int:
                  "baseline; ties dropped):\n\n" + format_sign_tests(tests, group_name)
     print(table)
     if args.output:
-        from .._io import atomic_write_text
+        from .._io import OutputError, atomic_write_text
 
-        atomic_write_text(args.output, table + "\n")
+        try:
+            atomic_write_text(args.output, table + "\n")
+        except OutputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return 0
 
 
