@@ -34,7 +34,7 @@ def test_orlog_with_leaf_oracle_keeps_what_itlr_got_right(searcher):
 
     oracle = get_oracle("leaf")
     oracle.bind(searcher.leaf_scores)
-    reranker = OrLogReranker(oracle, depth=10)
+    reranker = OrLogReranker(oracle, depth=10, fusion=1.0)  # the posterior alone (no fusion with the base score)
     for q in ('museum AND Amsterdam AND NOT art', 'museum AND Paris AND NOT (art OR science)'):
         tree = parse_query(q)
         hits = searcher.search(tree, k=10)
