@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.eval import evaluate_runs, format_sign_tests, format_table, read_groups, sign_tests
-    from logical_pyserini.search.__main__ import main as search
+    from logical_pyserini.search import SearchConfig, run_topics
 
     topics = {"natural": DEMO_DIR / "topics.natural.tsv", "logical": DEMO_DIR / "topics.logical.tsv"}
     qrels = DEMO_DIR / "qrels.txt"
@@ -45,22 +45,22 @@ def main(argv: list[str] | None = None) -> int:
             qrels.write_text("".join(line for line in (DEMO_DIR / "qrels.txt").open() if line.split()[0] in keep))
         index = tmp / "index"
         ensure_index(DEMO_DIR / "corpus.jsonl", index)
-        common = ["--index", str(index), "--hits", "1000", "--quiet"]
         runs: dict[str, Path] = {}
 
-        def run(name: str, *flags: str) -> None:
+        def run(name: str, topic_file: Path, **options) -> None:
             runs[name] = tmp / f"run{len(runs)}.txt"
             log(f"[leaf-oracle] {name}")
-            if search([*common, *flags, "--output", str(runs[name])]) != 0:
-                raise SystemExit(f"{name} failed")
+            report = run_topics(SearchConfig(topics=str(topic_file), output=str(runs[name]), index=str(index),
+                                             hits=1000, quiet=True, **options))
+            if report.failures:
+                raise SystemExit(f"{name}: {len(report.failures)} topics failed: {report.failures}")
 
-        run("BM25", "--topics", str(topics["natural"]), "--plain")
-        run("Boolean peer", "--topics", str(topics["logical"]), "--plain", "boolean")
-        run("ITLR", "--topics", str(topics["logical"]))
+        run("BM25", topics["natural"], plain="text")
+        run("Boolean peer", topics["logical"], plain="boolean")
+        run("ITLR", topics["logical"])
         oracles = args.oracles.split(",")
         for oracle in oracles:
-            run(f"ITLR + OrLog({oracle})", "--topics", str(topics["logical"]), "--rerank", "orlog", "--oracle", oracle,
-                "--rerank-depth", str(args.depth))
+            run(f"ITLR + OrLog({oracle})", topics["logical"], rerank="orlog", oracle=oracle, rerank_depth=args.depth)
         # OrLog on the BM25 run: the formula comes from the logical topic of the same qid.
         from logical_pyserini._topics import read_topics
         from logical_pyserini.query import parse_query

@@ -23,20 +23,22 @@ LONGQ = EVAL / "longq"
 
 
 def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool) -> dict[str, Path]:
-    from logical_pyserini.search.__main__ import main as search
+    from logical_pyserini.search import SearchConfig, run_topics
 
-    plan = {"bm25 (question)": ["--plain"]}
+    plan: dict[str, dict] = {"bm25 (question)": {"plain": "text"}}
     guards = ("off", "on") if quick else ("off", "on", "propose")
     for guard in guards:
-        plan[f"{rewriter} guard={guard}"] = ["--rewrite", rewriter, "--rewrite-guard", guard]
-        plan[f"boolean peer, {rewriter} guard={guard}"] = ["--rewrite", rewriter, "--rewrite-guard", guard,
-                                                           "--plain", "boolean"]
+        plan[f"{rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard}
+        plan[f"boolean peer, {rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard,
+                                                           "plain": "boolean"}
     paths = {}
-    for i, (name, flags) in enumerate(plan.items()):
+    for i, (name, options) in enumerate(plan.items()):
         paths[name] = out / f"run{i}.txt"
         log(f"[guard] {name}")
-        search(["--index", index, "--topics", str(topics), "--output", str(paths[name]), "--hits", "1000",
-                "--quiet", *flags])
+        report = run_topics(SearchConfig(topics=str(topics), output=str(paths[name]), index=index, hits=1000,
+                                         quiet=True, **options))
+        if report.failures:
+            raise SystemExit(f"{name}: {len(report.failures)} topics failed: {report.failures}")
     return paths
 
 
