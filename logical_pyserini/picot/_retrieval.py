@@ -19,20 +19,11 @@ class Passage:
 
 
 def load_corpus(path: str | Path) -> dict[str, str]:
-    """``{docid: text}`` of a JSONL corpus (``id``/``contents`` or ``_id``/``title``/``text``)."""
-    docs: dict[str, str] = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-                docid = str(d.get("id", d.get("_id")))
-                text = d["contents"] if "contents" in d else (d.get("title", "") + "\n" + d.get("text", "")).strip()
-            except (ValueError, KeyError, AttributeError) as exc:
-                raise ValueError(f"{path}:{n}: not a corpus line ({exc})") from None
-            docs[docid] = text
-    return docs
+    """``{docid: text}`` of a JSONL corpus (``id``/``contents`` or ``_id``/``title``/``text``), read by the
+    indexer's own reader (malformed lines raise ``ValueError`` naming file and line)."""
+    from ..index import iter_documents
+
+    return {doc.id: doc.contents for doc in iter_documents(path)}
 
 
 class Retriever:
