@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import pickle
 import random
 from pathlib import Path
 
@@ -12,8 +13,10 @@ import pytest
 
 pytest.importorskip("scipy")
 
-from logical_pyserini.kg import KnowledgeGraph, ScoredExecutor, compile_query, mine_rules  # noqa: E402
-from logical_pyserini.kg._scored import FEATURES, _fit_logistic, fit_projection_weights  # noqa: E402
+from logical_pyserini.kg import (  # noqa: E402
+    FEATURES, KnowledgeGraph, ScoredExecutor, compile_query, fit_projection_weights, mine_rules,
+)
+from logical_pyserini.kg._scored import _fit_logistic  # noqa: E402
 from logical_pyserini.kg.__main__ import main  # noqa: E402
 
 N_PEOPLE, N_CITIES = 120, 30
@@ -92,8 +95,6 @@ def test_cli_falls_back_to_rules_when_the_graph_is_too_small_to_hold_out(tmp_pat
     (root / "valid.txt").write_text("")
     (root / "test.txt").write_text("2\t0\t1\n1\t1\t2\n")
     (root / "stats.txt").write_text("numentity: 3\nnumrelations: 2")
-    import pickle
-
     (root / "test-queries.pkl").write_bytes(pickle.dumps({("e", ("r",)): {(2, (0,))}}))
     out = tmp_path / "o.jsonl"
     with caplog.at_level(logging.WARNING):

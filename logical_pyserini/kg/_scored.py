@@ -12,6 +12,8 @@ from ._executor import Executor, register_executor
 from ._graph import KnowledgeGraph, gather_rows
 from ._rules import RuleSet, mine_rules
 
+__all__ = ["FEATURES", "ProjectionWeights", "ScoredExecutor", "fit_projection_weights"]
+
 logger = logging.getLogger(__name__)
 
 #: Per-entity evidence of a projection, in the order of :meth:`ScoredExecutor.features`: noisy-or of rule
@@ -27,8 +29,6 @@ class ProjectionWeights:
     coef: np.ndarray
     bias: float
     info: dict = field(default_factory=dict)
-
-__all__ = ["FEATURES", "ProjectionWeights", "ScoredExecutor", "fit_projection_weights"]
 
 
 @register_executor
@@ -183,7 +183,7 @@ class ScoredExecutor(Executor[np.ndarray]):
             out += self.prior_weight * self.prior(relation) * (out == 0) * float(s.max())
         return out.astype(np.float32)
 
-    def features(self, s: np.ndarray, relation: int, direct: np.ndarray, parts) -> np.ndarray:
+    def features(self, s: np.ndarray, relation: int, parts) -> np.ndarray:
         """``(len(FEATURES), num_entities)`` evidence for each entity being a tail (see :data:`FEATURES`)."""
         miss = np.ones(self.graph.num_entities, np.float32)
         best = np.zeros_like(miss)
@@ -205,7 +205,7 @@ class ScoredExecutor(Executor[np.ndarray]):
 
     def _weighted(self, s: np.ndarray, relation: int, direct: np.ndarray, parts) -> np.ndarray:
         """``max(direct, p)``: p the logistic model's probability, 0 where there is no evidence at all."""
-        feats = self.features(s, relation, direct, parts)
+        feats = self.features(s, relation, parts)
         w = self.weights
         p = 1.0 / (1.0 + np.exp(-(w.coef @ feats + w.bias))) * feats.any(axis=0)
         return np.maximum(direct, p).astype(np.float32)
@@ -341,7 +341,7 @@ def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, quer
         s = np.zeros(n_ent, np.float32)
         s[head] = 1.0
         direct, parts = executor._components(s, relation)
-        feats = executor.features(s, relation, direct, parts)
+        feats = executor.features(s, relation, parts)
         candidate = feats.any(axis=0) & (direct == 0)
         truth = hidden_pairs[bounds[g]:bounds[g + 1], 2]
         pos = truth[candidate[truth]]
