@@ -308,18 +308,9 @@ IMPACT = "beir-v1.0.0-scifact.splade-pp-ed"
 @pytest.fixture(scope="module")
 def impact_dir(tmp_path_factory):
     """A small impact index (test_retrievers' pre-computed weights over the museums), built once."""
-    from test_retrievers import _vector
+    from test_retrievers import build_impact_index
 
-    from conftest import MUSEUMS
-    from logical_pyserini.retrieve import ImpactLeafScorer
-
-    root = tmp_path_factory.mktemp("impact")
-    (root / "corpus").mkdir()
-    with open(root / "corpus" / "vectors.jsonl", "w", encoding="utf-8") as f:
-        for docid, text in MUSEUMS:
-            f.write(json.dumps({"id": docid, "contents": text, "vector": _vector(docid, text)}) + "\n")
-    ImpactLeafScorer.build_index(root / "corpus", root / "index")
-    return root / "index"
+    return build_impact_index(tmp_path_factory.mktemp("impact"))
 
 
 @pytest.fixture
@@ -413,10 +404,14 @@ def test_prebuilt_impact_searcher_and_leaves_are_pyserinis(impact_cache, cache, 
     # Next to a BM25 index, as the impact retriever's own index flag: impact leaves by prefix.
     run = cache / "mixed.txt"
     topics = cache / "mixed.tsv"
-    topics.write_text("1\timpact:painting AND NOT bm25:Paris\n")
+    topics.write_text("1\timpact:painting AND NOT bm25:Paris\n2\tpainting\n")
     assert search_main(["--index", "msmarco-v1-passage", "--impact-index", IMPACT, "--impact-encoder", str(queries),
-                        "--topics", str(topics), "--output", str(run), "--hits", "3", "--quiet"]) == 0
+                        "--leaf-retriever", "impact", "--topics", str(topics), "--output", str(run), "--hits", "3",
+                        "--quiet"]) == 0
     assert {d for d, _ in _ranked(run)["1"]} == {"m03", "m05", "m08"}
+    # A one-leaf topic without a prefix is an impact leaf too (BM25 would find only m01 and m03: "paintings").
+    assert [d for d, _ in _ranked(run)["2"]] == [h.docid for h in searcher.search("painting", 3)]
+    assert _ranked(run)["2"][0][0] == "m08"
 
 
 @pytest.mark.parametrize("encoder, expected", [

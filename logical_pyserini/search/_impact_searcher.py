@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .._bootstrap import ensure_pyserini, jvm_lock
+from .._bootstrap import ensure_pyserini
 from ..compose import Normalizer, Operators
-from ..query import Term
 from ..retrieve import check_lucene_index
 from ..retrieve._impact import ImpactLeafScorer, impact_query_encoder
-from ._base import LogicalHit, LogicalSearchMixin
+from ._base import LogicalSearchMixin
+from ._lucene_searcher import LuceneKeysMixin
 
 ensure_pyserini()
 from pyserini.search.lucene import LuceneImpactSearcher  # noqa: E402  (needs the bootstrap first)
@@ -17,7 +15,7 @@ from pyserini.search.lucene import LuceneImpactSearcher  # noqa: E402  (needs th
 __all__ = ["LogicalImpactSearcher"]
 
 
-class LogicalImpactSearcher(LogicalSearchMixin, LuceneImpactSearcher):
+class LogicalImpactSearcher(LuceneKeysMixin, LogicalSearchMixin, LuceneImpactSearcher):
     """Logical search over a Lucene impact index, with learned-sparse leaves (registry name ``impact``).
 
     Each leaf is encoded by the index's query encoder and scored
@@ -68,45 +66,18 @@ class LogicalImpactSearcher(LogicalSearchMixin, LuceneImpactSearcher):
         """The leaves' encoder (one error for a text a pre-encoded queries file lacks)."""
         return self.leaves.encode(query)
 
-    def plain_search(self, q: str, k: int = 10) -> list:
-        """``LuceneImpactSearcher.search`` on the raw text: the baseline that ignores operators."""
-        with jvm_lock:
-            return LuceneImpactSearcher.search(self, q, k)
+    def _pyserini_search(self, q, k: int) -> list:
+        """``LuceneImpactSearcher.search`` (``plain_search`` and one-leaf queries)."""
+        return LuceneImpactSearcher.search(self, q, k)
 
     def boolean_search(self, q, k: int = 10) -> list:
         raise ValueError("the Boolean peer is a Lucene BooleanQuery of BM25 leaves: it needs a BM25 --index, "
                          "not an impact index")
 
     # -- LogicalSearchMixin hooks ------------------------------------------
-    leaf_retriever = "impact"
+    leaf_retriever = _own_retriever = "impact"
     _missing_hint = "search a BM25 --index and give this impact index as --impact-index"
     _single_leaves_delegated = True
 
     def _retrievers(self) -> dict:
         return {"impact": self.leaves}
-
-    def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
-        if term.retriever not in (None, "impact"):
-            return None  # the backend reports the missing retriever
-        # One leaf is plain impact search: delegate, so the ranking is exactly Pyserini's.
-        with jvm_lock:
-            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)
-                    for h in LuceneImpactSearcher.search(self, term.text, k)]
-
-    def _docids(self, keys: np.ndarray) -> list[str]:
-        return self.leaves.docids(keys)
-
-    def _key(self, docid: str) -> int | None:
-        return self.leaves.lucene_docid(docid)
-
-    def _hit(self, docid: str, score: float, key: int, leaf_scores: dict[str, float]) -> LogicalHit:
-        return LogicalHit(docid, score, key, leaf_scores, self)
-
-    def _release_thread(self) -> None:
-        import jnius
-
-        jnius.detach()  # threads attached to the JVM must detach before they end
-
-    def close(self) -> None:
-        self.leaves.close()
-        super().close()
