@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     searcher = None  # one searcher (one JVM index reader) serves every run
     for name, options in plan.items():
         paths[name] = runs / f"demo.{name}.txt"
-        config = SearchConfig(output=str(paths[name]), index=args.index, hits=1000, quiet=True, **options)
+        # Progress bars for the model runs (minutes on a CPU); the lexical runs take a second.
+        config = SearchConfig(output=str(paths[name]), index=args.index, hits=1000, quiet=not name.startswith("llm"),
+                              **options)
         searcher = searcher or build_searcher(config)
         print(f"[demo] {name}: {', '.join(f'{k}={v}' for k, v in options.items())} -> {paths[name]}",
               file=sys.stderr)
