@@ -40,6 +40,13 @@ def _run(args: list[str]) -> dict:
     return json.loads(Path(f"{out}.metrics.json").read_text())
 
 
+def _run_executor(ns, executor: str, protocol: str, name: str, *extra: str) -> tuple[dict, dict]:
+    """Run ``executor`` on ``ns.per_type`` queries per type (seed ``ns.seed``): (metrics per type, run info)."""
+    m = _run(["--data", ns.data, "--executor", executor, "--protocol", protocol, "--per-type", str(ns.per_type),
+              "--seed", str(ns.seed), "--output", str(Path(ns.runs) / name), "--quiet", *extra])
+    return m, m.pop("_run")
+
+
 def _row(name: str, metrics: dict, key: str = "MRR") -> list:
     return [name] + [f"{metrics[t][key]:.1f}" if t in metrics else "" for t in TYPES]
 
@@ -57,10 +64,7 @@ def _write(path: Path, lines: list[str]) -> None:
 
 
 def exact(ns, argv) -> None:
-    out = Path(ns.runs) / "kg-exact-complete.jsonl"
-    m = _run(["--data", ns.data, "--executor", "exact", "--protocol", "complete", "--per-type", str(ns.per_type),
-              "--output", str(out), "--quiet"])
-    run = m.pop("_run")
+    m, run = _run_executor(ns, "exact", "complete", "kg-exact-complete.jsonl")
     lines = C.header("ROG exact executor, complete protocol (NELL995)", C.command(__file__, argv),
                      "Graph = the full KG (train+valid+test); every answer is scored with the other answers "
                      "filtered. The answers come from an independent plain-Python set evaluator "
@@ -76,10 +80,7 @@ def exact(ns, argv) -> None:
 
 
 def scored(ns, argv) -> None:
-    out = Path(ns.runs) / f"kg-scored-standard-{ns.per_type}.jsonl"
-    m = _run(["--data", ns.data, "--executor", "scored", "--protocol", "standard", "--per-type", str(ns.per_type),
-              "--seed", str(ns.seed), "--output", str(out), "--quiet"])
-    run = m.pop("_run")
+    m, run = _run_executor(ns, "scored", "standard", f"kg-scored-standard-{ns.per_type}.jsonl")
     lines = C.header("ROG scored executor, standard protocol (NELL995)", C.command(__file__, argv),
                      "Graph = train+valid; hard answers (only reachable with test edges) are scored, easy "
                      "ones filtered; filtered MRR in percent, ties at their expected rank. `scored` = fuzzy "
@@ -102,8 +103,7 @@ def llm(ns, argv) -> None:
     llm_rows = [r for r in rows if r.get("metrics")]
     done = {(r["type"], r["index"]) for r in llm_rows}
     out = Path(ns.runs) / "kg-scored-standard-llm-queries.jsonl"
-    _run(["--data", ns.data, "--executor", "scored", "--protocol", "standard", "--per-type", str(ns.per_type),
-          "--seed", str(ns.seed), "--output", str(out), "--quiet"])
+    _run_executor(ns, "scored", "standard", out.name)
     scored_rows = [json.loads(line) for line in out.read_text().splitlines()]
     same = [r for r in scored_rows if (r["type"], r["index"]) in done]
     a, b = aggregate(llm_rows), aggregate(same)

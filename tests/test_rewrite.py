@@ -652,3 +652,30 @@ def test_real_local_model_rewrites_and_never_fails(tmp_path):
         assert rewrite.source in ("llm", "repaired", "fallback")
         assert parse_query(rewrite.query) == rewrite.tree
     assert rw.stats["ok"] + rw.stats["repaired"] + rw.stats["fallback"] == 2
+
+
+def test_llm_answer_missing_an_asked_operator_gets_one_repair(chain_model):
+    # The chain model always answers '"dogs" AND NOT "cats"': no OR although the question says "or".
+    rw = LLMRewriter(chain_model, max_new_tokens=24)
+    calls = chain_model.usage["calls"]
+    rewrite = rw.rewrite("Stories about dogs or about cats, not about birds")
+    assert chain_model.usage["calls"] - calls == 2  # the first answer, then one repair that names the gap
+    assert rewrite.source == "repaired"  # a repaired answer is the model's reading, gaps or not
+    assert rewrite.tree == And((Term("dogs"), Not(Term("cats"))))
+    assert rw.stats["repaired"] == 1 and rw.stats["fallback"] == 0
+
+
+@pytest.mark.parametrize("question, query, missing", [
+    ("Museums in Vienna or Copenhagen except history museums",
+     '"museums in Vienna" AND "museums in Copenhagen" AND NOT "history museums"', ["OR"]),
+    ("Museums in Vienna or Copenhagen except history museums",
+     '("museums in Vienna" OR "museums in Copenhagen") AND NOT "history museums"', []),
+    ("Films without a sequel", '"films without a sequel"', ["NOT"]),
+    ("Museums with neither a garden nor a cafe", '"museums" AND NOT ("garden" OR "cafe")', []),
+    ("Operas by Verdi", '"operas by Verdi"', []),
+    ('Plays about "OR" gates', '"plays about OR gates"', ["OR"]),  # a quoted OR is a word, not the operator
+])
+def test_missing_operators(question, query, missing):
+    from logical_pyserini.rewrite._guard import missing_operators
+
+    assert missing_operators(question, parse_query(query)) == missing

@@ -6,13 +6,13 @@ it into compiled regexes, so rules can be changed without touching code.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from .._io import parse_json_object
 from ..query import And, Node, Not, QuerySyntaxError, Term, parse_query
 
 __all__ = ["Rule", "RuleData", "load_rules"]
@@ -277,11 +277,7 @@ def read_rules(path: str | Path | None = None) -> RuleData:
         text = resources.files(__package__).joinpath("rules.json").read_text(encoding="utf-8")
     else:
         text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"rules file {path or 'rules.json'} is not valid JSON: {exc}") from None
-    return parse_rules(data)
+    return parse_rules(parse_json_object(text, f"rules file {path or 'rules.json'}"))
 
 
 @lru_cache(maxsize=1)

@@ -37,7 +37,7 @@ from importlib import resources
 from ..query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite"]
+__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite", "missing_operators"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -61,6 +61,7 @@ class _Cues:
     max_scope_words: int
     reliable_max_words: int
     version: str
+    disjunction: tuple[tuple[str, ...], ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +77,29 @@ def _cues() -> _Cues:
                  frozenset(data["stopwords"]) | frozenset(data["filler"]), seqs("list_words"),
                  frozenset(data["sentence_starts"]),
                  int(data["max_constraint_words"]),
-                 int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"])
+                 int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
+                 seqs("disjunction"))
+
+
+def missing_operators(question: str, tree: Node) -> list[str]:
+    """Operators the question's wording asks for that ``tree`` lacks: ``"OR"`` for "or" / "either", ``"NOT"``
+    for an exclusion cue ("except", "not", "without", "neither" ...).
+
+    A model rewrite with such a gap gets a repair round that names it
+    ("Museums in Vienna or Copenhagen except ..." rewritten with AND only).
+    """
+    cues = _cues()
+    tokens = _words(question)
+    text = str(tree)
+    has = {op: bool(re.search(rf"(?<![\w\"]){op}(?![\w\"])", _QUOTED_TEXT.sub(" ", text))) for op in ("OR", "NOT")}
+    asked = {"OR": False, "NOT": False}
+    for i in range(len(tokens)):
+        asked["OR"] = asked["OR"] or bool(_match(tokens, i, cues.disjunction))
+        asked["NOT"] = asked["NOT"] or bool(_match(tokens, i, cues.strong) or _match(tokens, i, cues.weak))
+    return [op for op in ("OR", "NOT") if asked[op] and not has[op]]
+
+
+_QUOTED_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def _words(text: str) -> list[str]:
