@@ -19,6 +19,7 @@ _LAZY = {
     "LogicalLuceneSearcher": "logical_pyserini.search",
     "LogicalFaissSearcher": "logical_pyserini.search",
     "LogicalHybridSearcher": "logical_pyserini.search",
+    "LogicalImpactSearcher": "logical_pyserini.search",
     "LogicalHit": "logical_pyserini.search",
     "NoPositiveTermError": "logical_pyserini.search",
 }

@@ -1,4 +1,5 @@
-"""Atomic writes of files and directories (stdlib only, the lowest floor).
+"""Atomic writes of files and directories, and one-line errors for malformed JSON input (stdlib only, the
+lowest floor).
 
 Every output the project writes (run files, caches, calibration files,
 indexes) goes through here so that a crash, ``kill -9`` or full disk never
@@ -18,6 +19,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import json
 import os
 import shutil
 import tempfile
@@ -32,6 +34,7 @@ __all__ = [
     "atomic_write_text",
     "check_writable",
     "fsync_dir",
+    "parse_json_object",
     "partial_path",
 ]
 
@@ -49,6 +52,22 @@ def describe_os_error(exc: OSError, path: str | os.PathLike) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror})"
     return f"{path}: {exc.strerror or exc}"
+
+
+def parse_json_object(text: str, where: str, error: type[Exception] = ValueError) -> dict:
+    """``text`` parsed as one JSON object, or ``error`` with one line naming ``where``.
+
+    ``where`` is what a user can find: ``file:line`` of a JSONL row,
+    ``calibration file PATH``, ``prompt 'name'``.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        line = f", line {exc.lineno}" if exc.lineno > 1 else ""
+        raise error(f"{where}: invalid JSON ({exc.msg}{line})") from None
+    if not isinstance(data, dict):
+        raise error(f"{where}: expected a JSON object")
+    return data
 
 
 def fsync_dir(path: str | os.PathLike) -> None:

@@ -40,7 +40,7 @@ from ._topics import read_topics
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "IndexResource", "ResourceError", "check_dense_encoder", "index_cache_dir", "offline", "require_stored_text",
+    "IndexResource", "ResourceError", "check_dense_encoder", "check_impact_encoder", "index_cache_dir", "offline", "require_stored_text",
     "resolve_cli_indexes", "resolve_index", "resolve_qrels", "resolve_topics", "topics_cache_dir",
 ]
 
@@ -60,17 +60,21 @@ _REGISTRIES = {
 _ROLES = {
     "lucene": ("--index", "a Lucene inverted (BM25) index"),
     "faiss": ("--dense-index", "a Faiss index"),
+    "impact": ("--impact-index", "a Lucene impact index"),
 }
 _ADVICE = {
     ("lucene", "faiss"): "pass it as --dense-index {name} --encoder DIR{bm25}",
-    ("lucene", "impact"): "its leaves would need the model's query encoder, which logical_pyserini does not run; "
-                          "use a BM25 index{bm25}",
+    ("lucene", "impact"): "pass it as --impact-index {name} --impact-encoder DIR|FILE next to a BM25 --index{bm25}",
     ("lucene", "lucene-hnsw"): "logical_pyserini's dense leaves read Faiss indexes{faiss}{bm25}",
     ("lucene", "lucene-flat"): "logical_pyserini's dense leaves read Faiss indexes{faiss}{bm25}",
     ("faiss", "lucene"): "pass it as --index {name}",
     ("faiss", "impact"): "impact indexes are not dense; use a Faiss index or the BM25 index{bm25}",
     ("faiss", "lucene-hnsw"): "logical_pyserini's dense leaves read Faiss indexes{faiss}",
     ("faiss", "lucene-flat"): "logical_pyserini's dense leaves read Faiss indexes{faiss}",
+    ("impact", "lucene"): "pass it as --index {name}",
+    ("impact", "faiss"): "pass it as --dense-index {name} --encoder DIR",
+    ("impact", "lucene-hnsw"): "logical_pyserini's dense leaves read Faiss indexes{faiss}",
+    ("impact", "lucene-flat"): "logical_pyserini's dense leaves read Faiss indexes{faiss}",
 }
 
 
@@ -175,7 +179,7 @@ def _sibling(name: str, registry: dict, hint: str | None = None) -> str | None:
     return None
 
 
-def resolve_index(spec: str | os.PathLike, role: str = "lucene") -> IndexResource:
+def resolve_index(spec: str | os.PathLike, role: str = "lucene", accept: tuple[str, ...] = ()) -> IndexResource:
     """The index directory of ``spec``: a directory, or one of Pyserini's prebuilt names.
 
     Parameters
@@ -184,7 +188,11 @@ def resolve_index(spec: str | os.PathLike, role: str = "lucene") -> IndexResourc
         An index directory, or a Pyserini prebuilt index name such as
         ``msmarco-v1-passage`` or ``beir-v1.0.0-scifact.flat``.
     role : str
-        ``lucene`` (``--index``: BM25 leaves) or ``faiss`` (``--dense-index``).
+        ``lucene`` (``--index``: BM25 leaves), ``faiss`` (``--dense-index``)
+        or ``impact`` (``--impact-index``: learned sparse leaves).
+    accept : tuple of str
+        Other index kinds the flag takes too (the search CLI's ``--index``
+        takes an impact index, as ``pyserini.search.lucene --impact`` does).
 
     Raises
     ------
@@ -206,11 +214,11 @@ def resolve_index(spec: str | os.PathLike, role: str = "lucene") -> IndexResourc
         known = [n for reg in registries.values() for n in reg]
         close = difflib.get_close_matches(spec, known, n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        what = "Lucene" if role == "lucene" else "Faiss"
+        what = {"lucene": "Lucene", "faiss": "Faiss", "impact": "Lucene impact"}[role]
         raise FileNotFoundError(f"{what} index not found: {spec} is not a directory nor one of Pyserini's "
                                 f"prebuilt index names{hint}")
     info = dict(registries[kind][spec])
-    if kind != role:
+    if kind != role and kind not in accept:
         raise ResourceError(_mismatch(spec, kind, role, info, registries))
     path = _cache_path(info)
     if not path.is_dir():
@@ -308,7 +316,11 @@ def require_stored_text(resource: IndexResource | None, searcher: Any, purpose: 
     if has_text:
         return
     label = resource.label if resource is not None else "the index"
-    if resource is not None and resource.name:
+    if resource is not None and resource.name and resource.kind == "impact":
+        alt = f"{resource.name}-text"
+        fix = (f"use --index {alt}" if alt in _registries()["impact"]
+               else f"search its BM25 counterpart with --index and give {resource.name} as --impact-index")
+    elif resource is not None and resource.name:
         alt = resource.info.get("texts")
         if alt == resource.name:
             alt = None
@@ -430,18 +442,23 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"
 
 
-def resolve_cli_indexes(index: str | None, dense_index: str | None,
-                        encoder: Any = None) -> tuple[IndexResource | None, IndexResource | None]:
+def resolve_cli_indexes(index: str | None, dense_index: str | None, encoder: Any = None,
+                        impact: bool = False) -> tuple[IndexResource | None, IndexResource | None]:
     """Resolve ``--index`` and ``--dense-index``; a prebuilt dense index needs ``--encoder DIR``.
+
+    With ``impact`` (the search CLI), ``--index`` may also be a Lucene impact
+    index, whose query encoder ``encoder`` is then (see :func:`check_impact_encoder`).
 
     Raises
     ------
     FileNotFoundError, ResourceError
-        As :func:`resolve_index` and :func:`check_dense_encoder`.
+        As :func:`resolve_index`, :func:`check_dense_encoder` and :func:`check_impact_encoder`.
     """
-    lucene = resolve_index(index, "lucene") if index else None
+    lucene = resolve_index(index, "lucene", ("impact",) if impact else ()) if index else None
     dense = resolve_index(dense_index, "faiss") if dense_index else None
     check_dense_encoder(dense, encoder)
+    if lucene is not None and lucene.kind == "impact" and dense is None:
+        check_impact_encoder(lucene, encoder, "--encoder")
     return lucene, dense
 
 
@@ -465,3 +482,26 @@ def check_dense_encoder(dense: IndexResource | None, encoder: Any) -> None:
     got = f"--encoder {encoder} is not a directory" if encoder else "no --encoder was given"
     raise ResourceError(f"{dense.name} ({dense.description.rstrip('.')}) needs its query encoder as a local "
                         f"model directory, --encoder DIR, and {got}")
+
+
+def check_impact_encoder(impact: IndexResource | None, encoder: Any, flag: str = "--impact-encoder") -> None:
+    """A prebuilt impact index needs its query encoder: an encoder object, a local model directory, or a
+    JSONL file of pre-encoded queries (Pyserini's ``CachedDataQueryEncoder`` format).
+
+    (Without one, Pyserini would weigh whitespace tokens, which only suits
+    pre-tokenized queries; nothing is downloaded from a model hub.)
+
+    Raises
+    ------
+    ResourceError
+        Naming the index's model and ``flag``.
+    """
+    if impact is None or not impact.name:
+        return
+    if encoder is not None and not isinstance(encoder, (str, os.PathLike)):
+        return  # a QueryEncoder object
+    if encoder and Path(encoder).exists():
+        return
+    got = f"{flag} {encoder} is neither a directory nor a file" if encoder else f"no {flag} was given"
+    raise ResourceError(f"{impact.name} ({impact.description.rstrip('.')}) needs its query encoder: a local model "
+                        f"directory or a JSONL file of pre-encoded queries, {flag} DIR|FILE, and {got}")

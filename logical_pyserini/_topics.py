@@ -5,11 +5,12 @@ Kept free of heavy imports so that reading topics never starts the JVM.
 
 from __future__ import annotations
 
-import json
 import os
 import unicodedata
 from pathlib import Path
 from typing import Iterator
+
+from ._io import parse_json_object
 
 __all__ = ["TopicsError", "read_topics"]
 
@@ -86,12 +87,7 @@ def _jsonl_rows(path: Path, lines: list[str]) -> Iterator[tuple[int, str, str]]:
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TopicsError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise TopicsError(f"{path}:{lineno}: expected a JSON object")
+        row = parse_json_object(line, f"{path}:{lineno}", TopicsError)
         qid = next((row[k] for k in _QID_KEYS if k in row), None)
         text = next((row[k] for k in _TEXT_KEYS if k in row), None)
         if qid is None or not isinstance(text, str):

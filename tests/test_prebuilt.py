@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ QRELS = "264014 0 m07 1\n264014 0 m04 1\n264014 0 m01 0\n1110199 0 m04 2\n111019
 def _info(name: str) -> dict:
     import pyserini.prebuilt_index_info as info
 
-    for registry in (info.TF_INDEX_INFO, info.FAISS_INDEX_INFO):
+    for registry in (info.TF_INDEX_INFO, info.FAISS_INDEX_INFO, info.IMPACT_INDEX_INFO):
         if name in registry:
             return registry[name]
     raise KeyError(name)
@@ -168,7 +169,12 @@ def test_from_prebuilt_index_is_a_lucene_searcher(cache, museum_index):
         (["--index", "msmarco-v1-passage.bge-base-en-v1.5"], ["Faiss dense index", "--dense-index",
                                                                "--index msmarco-v1-passage"]),
         (["--dense-index", "msmarco-v1-passage"], ["pass it as --index msmarco-v1-passage"]),
-        (["--index", "msmarco-v1-passage.splade-pp-ed"], ["impact", "use a BM25 index"]),
+        # An impact index is searched as one (its cache and encoder: test_prebuilt_impact_*); not as --dense-index.
+        (["--index", "msmarco-v1-passage.splade-pp-ed", "--encoder", "."],
+         ["download_prebuilt_index('msmarco-v1-passage.splade-pp-ed')", "is not in the cache"]),
+        (["--dense-index", "msmarco-v1-passage.splade-pp-ed"], ["impact", "--dense-index takes a Faiss index"]),
+        (["--index", "msmarco-v1-passage", "--impact-index", "msmarco-v1-passage.bge-base-en-v1.5"],
+         ["Faiss dense index", "--impact-index takes a Lucene impact index", "--dense-index"]),
     ],
 )
 def test_one_line_errors(cache, capsys, argv, expected):
@@ -292,3 +298,177 @@ def test_prebuilt_dense_index_encodes_queries_as_pyserini(cache, tiny_bge):
     topics.write_text("1\tmuseum AND NOT art\n")
     assert search_main([*common, "--l2-norm", "--query-prefix", BGE_PREFIX, "--output", str(ours)]) == 0
     assert len(ours.read_text().splitlines()) == 5
+
+
+# -- impact (learned sparse) prebuilt indexes ----------------------------------
+
+IMPACT = "beir-v1.0.0-scifact.splade-pp-ed"
+
+
+@pytest.fixture(scope="module")
+def impact_dir(tmp_path_factory):
+    """A small impact index (test_retrievers' pre-computed weights over the museums), built once."""
+    from test_retrievers import build_impact_index
+
+    return build_impact_index(tmp_path_factory.mktemp("impact"))
+
+
+@pytest.fixture
+def impact_cache(cache, impact_dir):
+    """The impact index cached under the folder name Pyserini expects for IMPACT, and a JSONL file of
+    pre-encoded queries (Pyserini's CachedDataQueryEncoder format) for the leaves the tests use."""
+    folder = cache / "pyserini" / "indexes" / _cache_dir_name(IMPACT)
+    shutil.copytree(impact_dir, folder)
+    queries = cache / "queries.splade.jsonl"
+    encoded = {"painting": {"painting": 3}, "paris": {"paris": 2}, "science museum": {"science": 2, "museum": 1},
+               "amsterdam": {"amsterdam": 1}}
+    queries.write_text("".join(json.dumps({"contents": t, "vector": v}) + "\n" for t, v in encoded.items()))
+    return folder, queries
+
+
+def _ranked(run) -> dict[str, list[tuple[str, float]]]:
+    out: dict[str, list[tuple[str, float]]] = {}
+    for line in run.read_text().splitlines():
+        qid, _, docid, _, score, _ = line.split()
+        out.setdefault(qid, []).append((docid, float(score)))
+    return out
+
+
+def test_prebuilt_impact_index_by_name(impact_cache, cache, capsys):
+    from pyserini.encode import CachedDataQueryEncoder
+    from pyserini.search.lucene import LuceneImpactSearcher
+    from pyserini.util import check_downloaded
+
+    folder, queries = impact_cache
+    assert check_downloaded(IMPACT)  # Pyserini itself sees the cached copy
+    topics = cache / "impact.tsv"
+    topics.write_text("1\tpainting\n2\tpainting AND NOT paris\n3\tscience museum OR amsterdam\n")
+    by_name, by_dir = cache / "name.txt", cache / "dir.txt"
+    assert search_main(["--index", IMPACT, "--encoder", str(queries), "--topics", str(topics), "--output",
+                        str(by_name), "--hits", "5", "--quiet"]) == 0
+    # The same search given as a directory with Pyserini's --impact flag.
+    assert search_main(["--index", str(folder), "--impact", "--encoder", str(queries), "--topics", str(topics),
+                        "--output", str(by_dir), "--hits", "5", "--quiet"]) == 0
+    assert by_name.read_text() == by_dir.read_text()
+    ranked = _ranked(by_name)
+    # A one-leaf topic is Pyserini's LuceneImpactSearcher with that encoder: same docids, same scores.
+    theirs = LuceneImpactSearcher(str(folder), CachedDataQueryEncoder(str(queries))).search("painting", 5)
+    assert [d for d, _ in ranked["1"]] == [h.docid for h in theirs]
+    assert [s for _, s in ranked["1"]] == pytest.approx([h.score for h in theirs], abs=1e-4)
+    # Logic over impact leaves: the painting documents first, the Paris one (the Louvre, m01) pushed below them
+    # (in topic 1 it ranks above m03 and m05).
+    plain = [d for d, _ in ranked["1"]]
+    assert plain.index("m01") < plain.index("m03") and {d for d, _ in ranked["2"][:3]} == {"m03", "m05", "m08"}
+    assert ranked["3"][0][0] == "m04"  # the science museum in Amsterdam satisfies both sides of the OR
+    # A leaf the pre-encoded file lacks fails that topic with one line, not the run.
+    topics.write_text("1\tpainting\n2\tpainting AND NOT zebra\n")
+    capsys.readouterr()
+    assert search_main(["--index", IMPACT, "--encoder", str(queries), "--topics", str(topics), "--output",
+                        str(by_name), "--quiet"]) == 1
+    assert "failed qid 2: ValueError: leaf 'zebra' is not in the pre-encoded queries file" in capsys.readouterr().err
+    assert set(_ranked(by_name)) == {"1"}
+    # --plain is LuceneImpactSearcher.search on the topic text; the Boolean peer is BM25 and says so.
+    plain = cache / "plain.txt"
+    assert search_main(["--index", IMPACT, "--encoder", str(queries), "--topics", str(topics), "--output",
+                        str(plain), "--hits", "5", "--plain", "--quiet"]) == 1  # topic 2's text is not pre-encoded
+    assert [(d, pytest.approx(s, abs=1e-4)) for d, s in _ranked(plain)["1"]] == [(h.docid, h.score) for h in theirs]
+    capsys.readouterr()
+    assert search_main(["--index", IMPACT, "--encoder", str(queries), "--topics", str(topics), "--output",
+                        str(plain), "--plain", "boolean", "--quiet"]) == 2
+    assert "needs a BM25 --index, not an impact index" in _error_line(capsys)
+
+
+def test_impact_index_without_text_names_the_text_flavour():
+    from logical_pyserini._resources import IndexResource, ResourceError, require_stored_text
+
+    with pytest.raises(ResourceError, match="use --index msmarco-v1-passage.splade-pp-ed-text$"):
+        require_stored_text(IndexResource(Path("x"), "msmarco-v1-passage.splade-pp-ed", "impact"), None, "--rerank orlog")
+    with pytest.raises(ResourceError, match="give beir-v1.0.0-scifact.splade-pp-ed as --impact-index$"):
+        require_stored_text(IndexResource(Path("x"), IMPACT, "impact"), None, "--rerank orlog")
+
+
+def test_prebuilt_impact_searcher_and_leaves_are_pyserinis(impact_cache, cache, capsys):
+    from pyserini.search.lucene import LuceneImpactSearcher
+
+    from logical_pyserini.retrieve import ImpactLeafScorer
+    from logical_pyserini.search import LogicalImpactSearcher
+
+    folder, queries = impact_cache
+    searcher = LogicalImpactSearcher.from_prebuilt_index(IMPACT, str(queries))
+    assert isinstance(searcher, LuceneImpactSearcher) and searcher.prebuilt_index_name == IMPACT
+    hits = searcher.search("painting AND NOT paris", 5)
+    assert {h.docid for h in hits[:3]} == {"m03", "m05", "m08"} and hits[0].leaf_scores
+    assert searcher.doc("m08").raw()  # our test index stores raw text
+    leaves = ImpactLeafScorer.from_prebuilt_index(IMPACT, str(queries))
+    assert leaves.weights("science museum") == {"science": 2, "museum": 1}
+    # Next to a BM25 index, as the impact retriever's own index flag: impact leaves by prefix.
+    run = cache / "mixed.txt"
+    topics = cache / "mixed.tsv"
+    topics.write_text("1\timpact:painting AND NOT bm25:Paris\n2\tpainting\n")
+    assert search_main(["--index", "msmarco-v1-passage", "--impact-index", IMPACT, "--impact-encoder", str(queries),
+                        "--leaf-retriever", "impact", "--topics", str(topics), "--output", str(run), "--hits", "3",
+                        "--quiet"]) == 0
+    assert {d for d, _ in _ranked(run)["1"]} == {"m03", "m05", "m08"}
+    # A one-leaf topic without a prefix is an impact leaf too (BM25 would find only m01 and m03: "paintings").
+    assert [d for d, _ in _ranked(run)["2"]] == [h.docid for h in searcher.search("painting", 3)]
+    assert _ranked(run)["2"][0][0] == "m08"
+
+
+@pytest.mark.parametrize("encoder, expected", [
+    ([], "no --encoder was given"),
+    (["--encoder", "naver/splade-cocondenser-ensembledistil"], "is neither a directory nor a file"),
+])
+def test_prebuilt_impact_index_needs_its_encoder(impact_cache, cache, capsys, encoder, expected):
+    assert search_main(["--index", IMPACT, *encoder, "--topics", "dl19-passage", "--output", str(cache / "r.txt"),
+                        "--quiet"]) == 2
+    line = _error_line(capsys)
+    assert "SPLADE++" in line and "--encoder DIR|FILE" in line and expected in line
+    assert not (cache / "r.txt").exists()
+    # The impact retriever's own flag says the same with its own name.
+    assert search_main(["--index", "msmarco-v1-passage", "--impact-index", IMPACT, "--topics", "dl19-passage",
+                        "--output", str(cache / "r.txt"), "--quiet"]) == 2
+    assert "--impact-encoder DIR|FILE" in _error_line(capsys)
+
+
+def test_prebuilt_impact_index_is_not_cached(cache, capsys):
+    # Offline, uncached: one line with the cache path and the fetch command, before any encoder is loaded.
+    assert search_main(["--index", "msmarco-v1-passage", "--impact-index", "msmarco-v1-passage.splade-pp-ed",
+                        "--impact-encoder", str(cache), "--topics", "dl19-passage", "--output", str(cache / "r.txt"),
+                        "--quiet"]) == 2
+    line = _error_line(capsys)
+    assert "download_prebuilt_index('msmarco-v1-passage.splade-pp-ed')" in line and str(cache / "pyserini") in line
+    # Calibration's --index is BM25: an impact name is pointed to --impact-index.
+    assert calibrate_main(["--index", "msmarco-v1-passage.splade-pp-ed", "--topics", "dl19-passage", "--qrels",
+                           "dl19-passage", "--output", str(cache / "c.json")]) == 2
+    assert "pass it as --impact-index msmarco-v1-passage.splade-pp-ed" in _error_line(capsys)
+
+
+def test_prebuilt_impact_index_with_a_model_directory(impact_cache, cache, tmp_path):
+    """A tiny SPLADE (a BERT masked LM built from a config here) in a folder whose name says nothing: the prebuilt
+    name picks Pyserini's SpladeQueryEncoder, and the ranking is LuceneImpactSearcher's with that encoder."""
+    import torch
+    from pyserini.encode import SpladeQueryEncoder
+    from pyserini.search.lucene import LuceneImpactSearcher
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    from conftest import MUSEUMS
+
+    folder, _ = impact_cache
+    words = sorted({w.strip(".,'").lower() for _, text in MUSEUMS for w in text.split()})
+    model_dir = tmp_path / "models" / "tiny-encoder"
+    model_dir.mkdir(parents=True)
+    (model_dir / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]))
+    BertTokenizerFast(str(model_dir / "vocab.txt")).save_pretrained(model_dir)
+    torch.manual_seed(0)
+    BertForMaskedLM(BertConfig(vocab_size=5 + len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                               intermediate_size=32)).save_pretrained(model_dir)
+    topics = cache / "model.tsv"
+    topics.write_text("1\tscience museum in Paris\n2\tart AND NOT Paris\n")
+    run = cache / "model.txt"
+    assert search_main(["--index", IMPACT, "--encoder", str(model_dir), "--topics", str(topics), "--output", str(run),
+                        "--hits", "5", "--quiet"]) == 0
+    ranked = _ranked(run)
+    theirs = LuceneImpactSearcher(str(folder), SpladeQueryEncoder(str(model_dir))).search("science museum in Paris", 5)
+    assert [d for d, _ in ranked["1"]] == [h.docid for h in theirs]
+    assert [s for _, s in ranked["1"]] == pytest.approx([h.score for h in theirs], abs=1e-4)
+    assert ranked["2"]  # a logical query over model-encoded leaves runs too

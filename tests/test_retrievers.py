@@ -37,17 +37,21 @@ def _vector(docid: str, text: str) -> dict[str, int]:
     return vec
 
 
-@pytest.fixture(scope="module")
-def impact_index(tmp_path_factory) -> Path:
+def build_impact_index(root: Path) -> Path:
+    """The museums' impact index under ``root/index``, from the weights of :func:`_vector`."""
     from logical_pyserini.retrieve import ImpactLeafScorer
 
-    root = tmp_path_factory.mktemp("impact")
     (root / "corpus").mkdir()
     with open(root / "corpus" / "vectors.jsonl", "w", encoding="utf-8") as f:
         for docid, text in MUSEUMS:
             f.write(json.dumps({"id": docid, "contents": text, "vector": _vector(docid, text)}) + "\n")
     ImpactLeafScorer.build_index(root / "corpus", root / "index")
     return root / "index"
+
+
+@pytest.fixture(scope="module")
+def impact_index(tmp_path_factory) -> Path:
+    return build_impact_index(tmp_path_factory.mktemp("impact"))
 
 
 @pytest.fixture(scope="module")

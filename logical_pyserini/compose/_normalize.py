@@ -9,7 +9,6 @@ pool; ``leaf_max`` is the best score the leaf reached anywhere in the index
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import Collection
 
 import numpy as np
+
+from .._io import parse_json_object
 
 __all__ = ["NORMALIZERS", "Normalizer", "SigmoidParams", "load_calibration"]
 
@@ -108,12 +109,7 @@ def load_calibration(path: str | os.PathLike, known: Collection[str] | None = No
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"calibration file not found: {path}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"calibration file {path}: invalid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"calibration file {path}: expected a JSON object")
+    data = parse_json_object(path.read_text(encoding="utf-8"), f"calibration file {path}")
     params: dict[str, SigmoidParams] = {}
     for name, entry in data.items():
         if name == "meta":

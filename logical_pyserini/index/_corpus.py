@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from .._io import parse_json_object
+
 __all__ = ["Document", "check_index_dir", "corpus_files", "count_documents", "iter_documents"]
 
 
@@ -83,12 +85,7 @@ def iter_documents(path: str | os.PathLike) -> Iterator[Document]:
 
 
 def _document(line: str, file: Path, lineno: int) -> Document:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{file}:{lineno}: invalid JSON ({exc.msg})") from None
-    if not isinstance(obj, dict):
-        raise ValueError(f"{file}:{lineno}: expected a JSON object")
+    obj = parse_json_object(line, f"{file}:{lineno}")
     docid = obj.get("id", obj.get("_id", obj.get("docid")))
     if docid is None or str(docid).strip() == "":
         raise ValueError(f"{file}:{lineno}: document has no 'id' (JsonCollection) or '_id' (BEIR)")

@@ -9,6 +9,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from ._graph import read_input
+
 __all__ = ["QUERY_STRUCTURES", "TYPES", "QueryFileError", "load_queries", "restricted_loads", "structure_name"]
 
 E, R, N, U = "e", "r", "n", "u"
@@ -77,10 +79,7 @@ def load_queries(path: str | os.PathLike) -> dict[str, list[tuple]]:
         Missing file, a pickle that needs any other class, or not a dict of sets.
     """
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise QueryFileError(f"{path}: cannot read queries ({exc.strerror})") from None
+    data = read_input(path, "queries", QueryFileError)
     try:
         obj = restricted_loads(data)
     except pickle.UnpicklingError as exc:

@@ -24,10 +24,7 @@ def read_triples(path: str | os.PathLike) -> np.ndarray:
         When the file is missing or a line is not three integers (line number given).
     """
     path = Path(path)
-    try:
-        text = path.read_bytes()
-    except OSError as exc:
-        raise GraphError(f"{path}: cannot read triples ({exc.strerror})") from None
+    text = read_input(path, "triples", GraphError)
     try:
         flat = np.array(text.split(), dtype=np.int64)
     except ValueError:
@@ -40,6 +37,14 @@ def read_triples(path: str | os.PathLike) -> np.ndarray:
                 raise GraphError(f"{path}:{no}: expected head<TAB>relation<TAB>tail ids, got {line[:80]!r}")
         raise GraphError(f"{path}: expected three non-negative integer ids per line")
     return flat.reshape(-1, 3)
+
+
+def read_input(path: Path, what: str, error: type[Exception]) -> bytes:
+    """The bytes of an input file, or ``error`` with one line naming the file (shared by the kg readers)."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what} ({exc.strerror})") from None
 
 
 def gather_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

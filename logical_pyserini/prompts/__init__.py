@@ -12,11 +12,12 @@ reviewable, diffable and versioned independently of the code.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from .._io import parse_json_object
 
 __all__ = ["PromptError", "fill", "load_prompt", "prompt_names"]
 
@@ -39,11 +40,8 @@ def _load(name: str) -> dict[str, Any]:
     path = resources.files(__package__).joinpath(f"{name}.json")
     if not path.is_file():
         raise PromptError(f"no prompt named {name!r}; available: {', '.join(prompt_names())}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise PromptError(f"prompt {name!r} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("version"), str) or not data["version"]:
+    data = parse_json_object(path.read_text(encoding="utf-8"), f"prompt {name!r}", PromptError)
+    if not isinstance(data.get("version"), str) or not data["version"]:
         raise PromptError(f"prompt {name!r} needs a non-empty string 'version'")
     return data
 

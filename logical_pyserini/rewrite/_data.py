@@ -6,13 +6,13 @@ it into compiled regexes, so rules can be changed without touching code.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from .._io import parse_json_object
 from ..query import And, Node, Not, QuerySyntaxError, Term, parse_query
 
 __all__ = ["Rule", "RuleData", "load_rules"]
@@ -86,6 +86,8 @@ class RuleData:
     singular_irregular: dict[str, str]
     singular_suffixes: tuple[tuple[str, str], ...]
     statement_prefix: re.Pattern
+    #: Statement for a leaf no phrasing template covers ("history"), given the query's head noun ("museum").
+    context_statement: str = ""
 
     def mask(self, text: str) -> str:
         """Hide connectives inside protected names ("Trinidad and Tobago")."""
@@ -256,6 +258,7 @@ def parse_rules(data: dict) -> RuleData:
             macros,
             "statement_prefixes",
         ),
+        context_statement=str(data.get("context_statement", "")),
     )
 
 
@@ -277,11 +280,7 @@ def read_rules(path: str | Path | None = None) -> RuleData:
         text = resources.files(__package__).joinpath("rules.json").read_text(encoding="utf-8")
     else:
         text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"rules file {path or 'rules.json'} is not valid JSON: {exc}") from None
-    return parse_rules(data)
+    return parse_rules(parse_json_object(text, f"rules file {path or 'rules.json'}"))
 
 
 @lru_cache(maxsize=1)

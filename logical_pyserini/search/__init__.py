@@ -14,6 +14,7 @@ _EXPORTS = {
     "LogicalSearchMixin": "._base",
     "LogicalFaissSearcher": "._faiss_searcher",
     "LogicalHybridSearcher": "._hybrid_searcher",
+    "LogicalImpactSearcher": "._impact_searcher",
     "LogicalLuceneSearcher": "._lucene_searcher",
     "check_lucene_index": "._lucene_searcher",
     "NoPositiveTermError": "._pipeline",

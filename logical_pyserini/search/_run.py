@@ -56,6 +56,7 @@ class SearchConfig:
     output: str
     index: str | None = None
     dense_index: str | None = None
+    impact: bool = False
     encoder: Any = None
     encoder_class: str | None = None
     pooling: str | None = None
@@ -86,6 +87,7 @@ class SearchConfig:
     install_model: bool = False
     llm_concurrency: int = 4
     device: str | None = None
+    model_dtype: str | None = None
     base_url: str | None = None
     api_key: str | None = None
     rerank: str | None = None
@@ -111,8 +113,11 @@ class SearchConfig:
                 return f"--{name.replace('_', '-')} must be >= 1"
         if not self.index and not self.dense_index and not searcher_given:
             return "give --index (Lucene), --dense-index (Faiss) or both"
-        if self.encoder and not self.dense_index:
-            return "--encoder needs --dense-index"
+        if self.encoder and not self.dense_index and not self.index:
+            return "--encoder needs --dense-index (or an impact --index)"
+        if self.impact and (self.dense_index or not self.index):
+            return ("--impact searches one impact --index; for impact leaves next to BM25 or dense ones give the "
+                    "impact index as --impact-index")
         if self.plain not in (None, *PLAIN_MODES):
             return f"--plain must be one of {', '.join(PLAIN_MODES)}"
         if self.rewrite and self.plain == "text":
@@ -124,7 +129,8 @@ class SearchConfig:
     @property
     def tag(self) -> str:
         """Run tag: ``run_tag``, else what the run is (bm25 / dense / hybrid / boolean / logical)."""
-        plain_tag = "hybrid" if self.index and self.dense_index else "dense" if self.dense_index else "bm25"
+        plain_tag = ("hybrid" if self.index and self.dense_index else "dense" if self.dense_index
+                     else "impact" if self.impact else "bm25")
         return self.run_tag or {"text": plain_tag, "boolean": "boolean"}.get(self.plain, "logical")
 
 
@@ -177,11 +183,16 @@ def build_normalizer(config: SearchConfig) -> Normalizer:
 def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
     """The searcher for the config's indexes: Lucene, Faiss or hybrid, plus plug-in retrievers.
 
-    ``config.index`` / ``dense_index`` must be directories (see :func:`resolve_indexes`).
+    ``config.index`` / ``dense_index`` must be directories (see :func:`resolve_indexes`);
+    with ``config.impact`` the ``index`` is a Lucene impact index searched with ``config.encoder``.
     """
     normalizer = normalizer or build_normalizer(config)
     operators = Operators(config.and_op, config.or_op, config.not_op)
-    if config.index and config.dense_index:
+    if config.impact:
+        from ._impact_searcher import LogicalImpactSearcher  # starts the JVM
+
+        searcher = LogicalImpactSearcher(config.index, config.encoder, operators, normalizer, config.leaf_hits)
+    elif config.index and config.dense_index:
         from ._hybrid_searcher import LogicalHybridSearcher
 
         searcher = LogicalHybridSearcher(config.index, config.dense_index, config.encoder,
@@ -197,7 +208,7 @@ def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
 
         searcher = LogicalLuceneSearcher(config.index, operators, normalizer, config.leaf_hits)
     searcher.pooled = searcher.pooled or config.pooled
-    if config.index:
+    if config.index and not config.impact:
         searcher.set_bm25(config.k1, config.b)
     # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
     for name, retriever in open_retrievers(config.retrievers).items():
@@ -211,11 +222,27 @@ def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
 
 
 def resolve_indexes(config: SearchConfig):
-    """Resolve prebuilt index names to cached directories and the query encoder (in ``config``)."""
-    lucene, dense = resolve_cli_indexes(config.index, config.dense_index, config.encoder)
+    """Resolve prebuilt index names to cached directories and the query encoder (in ``config``).
+
+    A prebuilt impact ``--index`` (``msmarco-v1-passage.splade-pp-ed``...)
+    sets ``config.impact``, as ``pyserini.search.lucene --impact`` does.
+    """
+    lucene, dense = resolve_cli_indexes(config.index, config.dense_index, config.encoder,
+                                        impact=not config.dense_index)
     config.index = str(lucene.path) if lucene else None
     config.dense_index = str(dense.path) if dense else None
-    config.encoder = query_encoder_from_args(config, prebuilt=dense is not None and dense.name is not None)
+    config.impact = config.impact or (lucene is not None and lucene.kind == "impact")
+    if config.impact and config.plain == "boolean":
+        raise ValueError("--plain boolean builds a Lucene BooleanQuery of BM25 leaves: it needs a BM25 --index, "
+                         "not an impact index")
+    if config.impact:
+        from ..retrieve._impact import impact_query_encoder
+
+        config.encoder = impact_query_encoder(config.encoder, lucene.name)
+    elif config.encoder and not dense:
+        raise ValueError("--encoder needs --dense-index, or an impact --index (a prebuilt impact name, or --impact)")
+    else:
+        config.encoder = query_encoder_from_args(config, prebuilt=dense is not None and dense.name is not None)
     return lucene, dense
 
 
@@ -388,7 +415,7 @@ def _search_batch(searcher, batch, trees, config: SearchConfig, failures) -> dic
     """Search a batch; if the batch call fails, retry topic by topic so one
     bad topic cannot take the others down."""
     if config.plain == "text":
-        return {qid: searcher.plain_search(trees[qid], config.hits) for qid in batch}
+        return _one_by_one(batch, lambda qid: searcher.plain_search(trees[qid], config.hits), failures)
     if config.plain == "boolean":
         return _one_by_one(batch, lambda qid: searcher.boolean_search(trees[qid], config.hits), failures)
     try:
