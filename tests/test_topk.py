@@ -48,6 +48,7 @@ def shallow(monkeypatch):
     monkeypatch.setattr(_topk, "_GROWTH", 2)
     monkeypatch.setattr(_topk, "_BOUND_EXTRA", 1)
     monkeypatch.setattr(_topk, "_BOUND_GROWTH", 2)
+    monkeypatch.setattr(_topk, "_BOUND_MAX_K", 10**9)
 
 
 def _leaf():
