@@ -211,14 +211,13 @@ def test_answer_set_and_token_scores():
     assert (t["wins"], t["losses"], t["ties"]) == (6, 0, 0) and t["sign_p"] == pytest.approx(2 / 64)
 
 
-def test_sign_test_is_exact_and_drops_ties():
-    from logical_pyserini.picot import paired_test, sign_test
+def test_paired_test_reports_the_sign_test_over_untied_questions():
+    from logical_pyserini.picot import paired_test
 
-    assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
-    assert sign_test(5, 0) == pytest.approx(2 / 32) and sign_test(0, 5) == sign_test(5, 0)
-    assert sign_test(9, 1) == pytest.approx(2 * 11 / 1024)
-    t = paired_test([1, 0.5, 0, 1], [0, 0.5, 0, 0.2])
-    assert (t["wins"], t["losses"], t["ties"]) == (2, 0, 2) and t["sign_p"] == pytest.approx(0.5)
+    t = paired_test([1, 0.5, 0, 1, 0], [0, 0.5, 0, 0.2, 1])
+    assert (t["n"], t["wins"], t["losses"], t["ties"]) == (5, 2, 1, 2) and t["sign_p"] == pytest.approx(1.0)
+    t = paired_test([1] * 9 + [0], [0] * 9 + [1])
+    assert (t["wins"], t["losses"]) == (9, 1) and t["sign_p"] == pytest.approx(2 * 11 / 1024)
 
 
 def test_plan_and_answer_parsing():
