@@ -679,3 +679,32 @@ def test_missing_operators(question, query, missing):
     from logical_pyserini.rewrite._guard import missing_operators
 
     assert missing_operators(question, parse_query(query)) == missing
+
+
+@pytest.mark.parametrize("question, query, expected", [
+    ("Museums in Vienna or Copenhagen except history museums",
+     '"museums in Vienna" OR "museums in Copenhagen" AND NOT "history museums"',
+     '("museums in Vienna" OR "museums in Copenhagen") AND NOT "history museums"'),
+    # The exclusion comes before the alternative: it belongs to that branch only.
+    ("Films not in colour, or westerns", '"films" AND NOT "colour films" OR "westerns"',
+     '"films" AND NOT "colour films" OR "westerns"'),
+    ("Museums in Vienna or in Copenhagen but not history museums there",
+     '"museums in Vienna" OR "museums in Copenhagen" AND "museums" AND NOT "history museums"',
+     '("museums in Vienna" OR "museums in Copenhagen" AND "museums") AND NOT "history museums"'),
+    ("Operas by Verdi or Puccini", '"operas by Verdi" OR "operas by Puccini"', '"operas by Verdi" OR "operas by Puccini"'),
+])
+def test_trailing_exclusion_scopes_over_the_alternatives(question, query, expected):
+    from logical_pyserini.rewrite._guard import scope_trailing_exclusion
+
+    assert scope_trailing_exclusion(question, parse_query(query)) == parse_query(expected)
+
+
+def test_bare_leaf_statement_takes_the_query_head_noun():
+    from logical_pyserini.rewrite import Decomposition
+
+    tree = parse_query('"archaeology museums" AND NOT "history" AND NOT "art"')
+    d = Decomposition.from_tree(tree, "Archaeology museums not devoted to history and not devoted to art")
+    assert d.atoms == ("{x} is an archaeology museum", "{x} is a museum related to history",
+                       "{x} is a museum related to art")
+    # Without a head noun in the query the generic statement stays.
+    assert Decomposition.from_tree(parse_query('"history" AND NOT "art"')).atoms[0] == '{x} fits the description "history"'

@@ -9,7 +9,7 @@ from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
 from ..query import Node
-from ._guard import missing_operators
+from ._guard import missing_operators, scope_trailing_exclusion
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -100,6 +100,8 @@ class LLMRewriter:
         tree, source, tokens = self._ask(self.prompt, question, check)
         if tree is None:
             tree = self.fallback.tree(question)
+        else:
+            tree = scope_trailing_exclusion(question, tree)
         decomposition = Decomposition.from_tree(tree, question, source)
         decomposition = dataclasses.replace(decomposition, parse_tokens=tokens)
         return Rewrite(question, str(tree), tree, source, decomposition)
