@@ -208,7 +208,10 @@ def section(folder: Path, by_hops: bool) -> list[str]:
                       f"{s['retriever_calls']['mean']:.2f} ± {s['retriever_calls']['se']:.2f}",
                       f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"]])
     lines = ["Commands (one per method; methods may run in parallel processes):", ""]
-    lines += [f"- `{m['command']}` — {m['note']}" for m in metas.values()]
+    by_command: dict[tuple, list[str]] = {}
+    for spec, m in metas.items():  # one process may run several methods: list its command once
+        by_command.setdefault((m["command"], m["note"]), []).append(spec)
+    lines += [f"- {', '.join(specs)}: `{cmd}` — {note}" for (cmd, note), specs in by_command.items()]
     lines += ["", "Same model and retriever for every method; `@incontext` = the question's own passages (PhantomWiki: "
               "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
               "calls and seconds per question (s/q on a heavily shared machine: compare within this table only).", ""]
