@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="embedded")
-    ap.add_argument("--dtype", default="auto", choices=("auto", "bfloat16", "float32", "int8"))
+    ap.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float32", "int8"))
     ap.add_argument("--index", default=str(ROOT / "indexes" / "demo"))
     ap.add_argument("--topics-per-template", type=int, default=1)
     ap.add_argument("--depth", type=int, default=20)
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reasoner-topics", type=int, default=None, help="topics for the two generating baselines "
                     "(default: all)")
     ap.add_argument("--no-reasoners", action="store_true", help="skip the generating baselines")
-    ap.add_argument("--throughput-topics", type=int, default=2)
+    ap.add_argument("--throughput-topics", type=int, default=2, help="0 skips the throughput rows")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--cache", default=str(ROOT / "runs" / "demo.model-cache.sqlite"))
     ap.add_argument("--runs", type=Path, default=None, help="keep the run files here (default: a temp folder)")
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     # Throughput, cold: no answer cache; shared prefix vs full prompts on the same pairs.
     by_atoms = sorted(qids, key=lambda q: -len(queries[q].atoms))[: args.throughput_topics]
     cold = {}
-    for shared in (True, False):
+    for shared in (True, False) if by_atoms else ():
         m = TransformersModel(model=lm.model, tokenizer=lm.tokenizer, model_id=lm.id, batch_size=16,
                               shared_prefix=shared, cache=ModelCache(enabled=False))
         oracle = LLMOracle(m)
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
         f"## Oracle throughput (cold, no answer cache; topics {', '.join(by_atoms)})", "",
         "| prompts | pairs | seconds | pairs/s | prompt tokens | tokens run | saved |", "|---|---|---|---|---|---|---|",
     ]
-    for shared in (True, False):
+    for shared in cold:
         pairs, seconds, prompt, computed = cold[shared]
         lines.append(f"| {'shared head + document prefix (KV reuse)' if shared else 'full prompts'} | {pairs} | "
                      f"{seconds:.1f} | {pairs / seconds:.2f} | {prompt} | {computed} | "

@@ -19,9 +19,9 @@ from ._errors import ModelError
 __all__ = ["DTYPES", "LOADERS", "SPEC_HELP", "add_model_arguments", "get_model", "model_from_args", "register_loader"]
 
 SPEC_HELP = "embedded (default; Qwen2.5-Coder-1.5B-Instruct) | PATH (model folder or .gguf file) | openai:NAME"
-DTYPES = ("auto", "bfloat16", "float32", "int8")
-DTYPE_HELP = ("Weights of a local model: auto (default: bfloat16 on a GPU or an AMX CPU, else int8 -- dynamic "
-              "quantisation per channel, ~1.9x faster than bfloat16 without AMX), bfloat16, float32, int8.")
+DTYPES = ("bfloat16", "float32", "int8")
+DTYPE_HELP = ("Weights of a local model: bfloat16 (default), float32, or int8 (CPU: dynamic quantisation per "
+              "channel, ~1.9x faster than bfloat16 on a CPU without AMX, less accurate; see README, Models).")
 
 #: kind -> loader(arg, options) -> LanguageModel
 LOADERS: dict[str, Callable[[str, dict[str, Any]], LanguageModel]] = {}

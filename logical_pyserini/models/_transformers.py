@@ -8,8 +8,9 @@ once for all of its predicates.  Batches are left-padded with position ids
 that skip the pads, so a batched row equals its unbatched self.
 
 On a CPU without AMX, ``dtype="int8"`` (dynamic int8 quantisation of the
-linear layers, AVX512-VNNI kernels) runs about 1.9x faster than bf16
-(``eval/results/orlog_llm.md``).
+linear layers, AVX512-VNNI kernels) runs about 1.9x faster than bf16 but
+judges and rewrites less well (``eval/results/orlog_llm.md``); bf16 stays
+the default.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._base import Completion, LanguageModel, Messages
 from ._cache import ModelCache
 from ._errors import ModelError
 
-__all__ = ["TransformersModel", "auto_dtype", "default_device", "quantize_int8", "single_token_ids"]
+__all__ = ["TransformersModel", "default_device", "quantize_int8", "single_token_ids"]
 
 logger = logging.getLogger("logical_pyserini.models")
 
@@ -51,21 +52,6 @@ def single_token_ids(tokenizer: Any, word: str) -> list[int]:
     return sorted(ids)
 
 
-def auto_dtype(device: str) -> str:
-    """``bfloat16`` on a GPU or a CPU with AMX tiles, else ``int8``.
-
-    Measured on a 2-core AVX512-BF16 CPU without AMX (eval/results/orlog_llm.md):
-    bf16 prefill ~117 tokens/s, dynamic int8 ~218 tokens/s for the 1.5B model.
-    """
-    if device != "cpu":
-        return "bfloat16"
-    try:
-        flags = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="ignore")
-    except OSError:
-        return "bfloat16"
-    return "bfloat16" if " amx_bf16" in flags else "int8"
-
-
 def quantize_int8(model: Any) -> Any:
     """``model`` (changed in place) with every ``nn.Linear`` quantised dynamically to int8 (weights int8 per
     output channel, activations per batch); the rest (embeddings, norms) in float32.
@@ -84,12 +70,15 @@ def quantize_int8(model: Any) -> Any:
     qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
     with warnings.catch_warnings(), torch.no_grad():  # torch.ao's notices that eager quantisation moves to torchao
         warnings.simplefilter("ignore", (DeprecationWarning, FutureWarning, UserWarning))
-        for parent in list(model.modules()):
-            for name, child in list(parent.named_children()):
-                if type(child) is torch.nn.Linear:
-                    child = child.float()
-                    child.qconfig = qconfig
-                    setattr(parent, name, DynamicLinear.from_float(child))
+        # Names only: holding the module objects would keep every converted float32 layer alive to the end.
+        names = [name for name, module in model.named_modules() if type(module) is torch.nn.Linear]
+        for name in names:
+            owner, _, attr = name.rpartition(".")
+            parent = model.get_submodule(owner) if owner else model
+            layer = getattr(parent, attr).float()
+            layer.qconfig = qconfig
+            setattr(parent, attr, DynamicLinear.from_float(layer))
+            del layer
         model.float()  # embeddings and norms: the quantised layers take float32 activations
     model._lp_int8 = True
     return model
@@ -129,11 +118,11 @@ class TransformersModel(LanguageModel):
     device : str, optional
         Torch device; default CUDA when present, else CPU.
     dtype : str
-        Weight dtype when loading: ``bfloat16`` (AMX CPUs and GPUs run it
-        several times faster than float32), ``float32``, ``int8`` (CPU only:
-        linear layers quantised dynamically to int8, about 1.9x faster than
-        bf16 on a CPU without AMX; a GPU keeps bf16), or ``auto`` (default:
-        bf16 on a GPU or a CPU with AMX, else int8; see :func:`auto_dtype`).
+        Weight dtype when loading: ``bfloat16`` (default; AMX CPUs and GPUs
+        run it several times faster than float32), ``float32``, or ``int8``
+        (CPU only: linear layers quantised dynamically per channel, about 1.9x
+        faster than bf16 on a CPU without AMX, but less accurate: see
+        eval/results/orlog_llm.md; a GPU keeps bf16).
     batch_size : int
         Most prompts per forward pass.
     shared_prefix : bool
@@ -150,7 +139,7 @@ class TransformersModel(LanguageModel):
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, model: Any = None, tokenizer: Any = None,
-                 device: str | None = None, dtype: str = "auto", batch_size: int = 16,
+                 device: str | None = None, dtype: str = "bfloat16", batch_size: int = 16,
                  shared_prefix: bool = True, chat: bool | None = None, threads: int | None = None, model_id: str | None = None,
                  cache: ModelCache | None = None):
         super().__init__(cache)
@@ -187,7 +176,7 @@ class TransformersModel(LanguageModel):
 
         if not (path / "config.json").is_file():
             raise ModelError(f"{path} is not a model folder (no config.json)")
-        dtype = auto_dtype(device) if dtype in (None, "", "auto") else dtype
+        dtype = dtype or "bfloat16"
         int8 = dtype == "int8"
         if int8 and device != "cpu":
             logger.warning("dtype int8 is a CPU option; using bfloat16 on %s", device)
