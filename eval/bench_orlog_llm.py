@@ -1,28 +1,31 @@
-"""OrLog with a language-model oracle on the demo: effectiveness (seed 000 Table 1 shape), tokens (Table 2 shape)
-and oracle throughput (shared prefix vs full prompts).
+"""OrLog with a language-model oracle on the demo: effectiveness (seed 000 Table 1 shape, with the Boolean peer),
+tokens (Table 2 shape) and oracle throughput (shared prefix vs full prompts).
 
 Pipeline per topic: the natural question -> ``--rewrite llm`` (one model call: logical query + natural-language
 predicates) -> ITLR logical search -> top ``--depth`` reranked by
 
 * OrLog(LLM): P(True) per (document, predicate) from one forward pass, ProbLog posterior, fused with the
-  base score (``--fusions``: posterior weights; 1.0 = posterior only);
+  base score (``--fusion``: posterior weight; 1.0 = posterior only);
 * LLM-as-reasoner: the model reads the document and the user's question and answers True/False;
 * logic-augmented LLM: the same plus the decomposition (atoms and logical form).
 
-Everything uses the same model.  Throughput is measured cold (no answer cache) on the pairs of the first
-topics, shared prefix vs full prompts, with peak RSS.
+Reference rows on the same topics: BM25 on the question (what a user types), the Boolean peer (a strict Lucene
+BooleanQuery of the gold logical query) and ITLR on the gold logical query.  Everything uses the same model.
+Throughput is measured cold (no answer cache) on the topics with the most predicates, shared prefix vs full
+prompts, with peak RSS.
 
-    python eval/bench_orlog_llm.py --topics-per-template 1 --depth 10 [--model embedded] [--threads 2]
+    python eval/bench_orlog_llm.py [--topics-per-template 1] [--depth 20] [--model embedded] [--dtype auto]
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import json
+import os
 import platform
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,117 +35,144 @@ if str(ROOT) not in sys.path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="embedded")
+    ap.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float32", "int8"))
     ap.add_argument("--index", default=str(ROOT / "indexes" / "demo"))
     ap.add_argument("--topics-per-template", type=int, default=1)
-    ap.add_argument("--depth", type=int, default=10)
-    ap.add_argument("--fusions", default="1.0,0.8,0.5")
-    ap.add_argument("--reasoner-topics", type=int, default=5, help="topics for the two generating baselines")
-    ap.add_argument("--throughput-topics", type=int, default=2)
+    ap.add_argument("--depth", type=int, default=20)
+    ap.add_argument("--fusion", type=float, default=0.8)
+    ap.add_argument("--reasoner-topics", type=int, default=None, help="topics for the two generating baselines "
+                    "(default: all)")
+    ap.add_argument("--no-reasoners", action="store_true", help="skip the generating baselines")
+    ap.add_argument("--throughput-topics", type=int, default=2, help="0 skips the throughput rows")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--cache", default=str(ROOT / "runs" / "demo.model-cache.sqlite"))
+    ap.add_argument("--runs", type=Path, default=None, help="keep the run files here (default: a temp folder)")
     ap.add_argument("--output", type=Path, default=ROOT / "eval" / "results" / "orlog_llm.md")
     args = ap.parse_args(argv)
 
-    import ir_measures
-
     from logical_pyserini.data import DEMO_DIR
-    from logical_pyserini.demo import llm_subset
+    from logical_pyserini.demo import ensure_index, llm_subset
+    from logical_pyserini.eval import evaluate_runs, format_sign_tests, format_table, sign_tests
     from logical_pyserini.models import ModelCache, TransformersModel, get_model
+    from logical_pyserini.query import parse_query
     from logical_pyserini.rerank import LLMOracle, LLMReasoner, OrLogQuery, OrLogReranker, searcher_doc_text_fn
     from logical_pyserini.rewrite import LLMRewriter
     from logical_pyserini.search import LogicalLuceneSearcher
 
     data = Path(DEMO_DIR)
+    ensure_index(data / "corpus.jsonl", Path(args.index))
     qids = llm_subset(data, args.topics_per_template)
-    natural = dict(line.split("\t", 1) for line in (data / "topics.natural.tsv").read_text().splitlines() if line)
-    qrels = list(ir_measures.read_trec_qrels(str(data / "qrels.txt")))
-    measures = [ir_measures.parse_measure(m) for m in ("P@1", "nDCG@10")]
+
+    def read_tsv(name: str) -> dict[str, str]:
+        lines = (data / name).read_text(encoding="utf-8").splitlines()
+        return dict(line.split("\t", 1) for line in lines if line.strip())
+
+    natural, logical = read_tsv("topics.natural.tsv"), read_tsv("topics.logical.tsv")
     t0 = time.perf_counter()
-    lm = get_model(args.model, cache=args.cache, threads=args.threads)
+    lm = get_model(args.model, cache=args.cache, threads=args.threads, dtype=args.dtype)
     load_s = time.perf_counter() - t0
     rewriter = LLMRewriter(lm)
     searcher = LogicalLuceneSearcher(args.index)
     doc_text = searcher_doc_text_fn(searcher)
 
-    queries, hits = {}, {}
+    runs: dict[str, dict[str, list]] = {"bm25 (question)": {}, "Boolean peer (gold logic)": {},
+                                        "ITLR (gold logic)": {}, "ITLR on the LLM rewrite (base)": {}}
+    queries, parse_s = {}, 0.0
     for q in qids:
+        start = time.perf_counter()
         rw = rewriter.rewrite(natural[q])
+        parse_s += time.perf_counter() - start
         queries[q] = OrLogQuery.coerce(rw.decomposition) if rw.decomposition else OrLogQuery.from_tree(rw.tree, natural[q])
-        hits[q] = searcher.search(rw.tree, k=100)
+        gold = parse_query(logical[q])
+        runs["bm25 (question)"][q] = searcher.plain_search(natural[q], k=100)
+        runs["Boolean peer (gold logic)"][q] = searcher.boolean_search(gold, k=100)
+        runs["ITLR (gold logic)"][q] = searcher.search(gold, k=100)
+        runs["ITLR on the LLM rewrite (base)"][q] = searcher.search(rw.tree, k=100)
+        print(f"[bench] {q}: {natural[q]!r} -> {rw.tree}", file=sys.stderr)
+    base = runs["ITLR on the LLM rewrite (base)"]
 
-    def score(run: dict) -> dict:
-        rows = [ir_measures.ScoredDoc(q, h.docid, float(h.score)) for q, hs in run.items() for h in hs]
-        rel = [r for r in qrels if r.query_id in run]
-        agg = ir_measures.calc_aggregate(measures, rel, rows)
-        return {str(m): agg[m] for m in measures}
+    costs = {}
+    reranker = OrLogReranker(LLMOracle(lm), args.depth, fusion=args.fusion)
+    name = f"+ OrLog(LLM), fusion {args.fusion}"
+    runs[name] = {q: reranker.rerank(queries[q], base[q], doc_text)[0] for q in qids}
+    s = reranker.summary()
+    costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
+                   f"{s['oracle_seconds']:.1f}")
+    if not args.no_reasoners:
+        sub = qids[: args.reasoner_topics or len(qids)]
+        for logic in (False, True):
+            reasoner = LLMReasoner(lm, args.depth, logic=logic, max_new_tokens=4, batch_size=1, fusion=args.fusion)
+            name = f"+ {'logic-augmented LLM' if logic else 'LLM-as-reasoner'}"
+            runs[name] = {q: reasoner.rerank(queries[q], base[q], doc_text)[0] for q in sub}
+            s = reasoner.summary()
+            costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
+                           f"{s['oracle_seconds']:.1f}")
 
-    table = [("ITLR on the LLM rewrite (base)", score(hits), "", "", "")]
-    for w in [float(x) for x in args.fusions.split(",")]:
-        reranker = OrLogReranker(LLMOracle(lm), args.depth, fusion=w)
-        run = {q: reranker.rerank(queries[q], hits[q], doc_text)[0] for q in qids}
-        s = reranker.summary()
-        table.append((f"+ OrLog(LLM), fusion {w}", score(run), f"{s['tokens_per_pair']:.2f}",
-                      f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)", f"{s['oracle_seconds']:.1f}"))
-    sub = qids[: args.reasoner_topics]
-    base_sub = ("ITLR base, same topics", score({q: hits[q] for q in sub}), "", "", "")
-    table.append(base_sub)
-    reranker = OrLogReranker(LLMOracle(lm), args.depth, fusion=0.8)
-    run = {q: reranker.rerank(queries[q], hits[q], doc_text)[0] for q in sub}
-    table.append(("+ OrLog(LLM), fusion 0.8, same topics", score(run), f"{reranker.summary()['tokens_per_pair']:.2f}",
-                  "", ""))
-    for logic in (False, True):
-        reasoner = LLMReasoner(lm, args.depth, logic=logic, max_new_tokens=4, batch_size=1)
-        run = {q: reasoner.rerank(queries[q], hits[q], doc_text)[0] for q in sub}
-        s = reasoner.summary()
-        table.append((f"+ {'logic-augmented LLM' if logic else 'LLM-as-reasoner'}", score(run),
-                      f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])}", f"{s['oracle_seconds']:.1f}"))
+    # Runs to TREC files; qrels restricted to the topics a run holds (a missing topic would count as 0).
+    folder = args.runs or Path(tempfile.mkdtemp(prefix="orlog_llm."))
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels = folder / "qrels.subset.txt"
+    keep = set(qids)
+    qrels.write_text("".join(line + "\n" for line in (data / "qrels.txt").read_text().splitlines()
+                             if line.split()[:1] and line.split()[0] in keep), encoding="utf-8")
+    paths = {}
+    for i, (name, run) in enumerate(runs.items()):
+        paths[name] = folder / f"run{i}.txt"
+        paths[name].write_text("".join(f"{q} Q0 {h.docid} {rank} {float(h.score):.6f} bench\n"
+                                       for q, hits in run.items() for rank, h in enumerate(hits, 1)), encoding="utf-8")
+    complete = {k: v for k, v in paths.items() if len(runs[k]) == len(qids)}
+    table = format_table(evaluate_runs(qrels, complete, "seed000"))
+    orlog_name = f"+ OrLog(LLM), fusion {args.fusion}"
+    tests = format_sign_tests(sign_tests(qrels, {orlog_name: paths[orlog_name],
+                                                 **{k: v for k, v in complete.items() if k != orlog_name}},
+                                         "P@1 nDCG@10", baseline=orlog_name))
 
     # Throughput, cold: no answer cache; shared prefix vs full prompts on the same pairs.
+    by_atoms = sorted(qids, key=lambda q: -len(queries[q].atoms))[: args.throughput_topics]
     cold = {}
-    for shared in (True, False):
+    for shared in (True, False) if by_atoms else ():
         m = TransformersModel(model=lm.model, tokenizer=lm.tokenizer, model_id=lm.id, batch_size=16,
                               shared_prefix=shared, cache=ModelCache(enabled=False))
         oracle = LLMOracle(m)
-        reranker = OrLogReranker(oracle, args.depth, oracle_batch=64)
-        tq = qids[: args.throughput_topics]
+        rr = OrLogReranker(oracle, args.depth, oracle_batch=64)
         start = time.perf_counter()
-        for q in tq:
-            reranker.rerank(queries[q], hits[q], doc_text)
+        for q in by_atoms:
+            rr.rerank(queries[q], base[q], doc_text)
         seconds = time.perf_counter() - start
-        pairs = oracle.usage["pairs"]
-        cold[shared] = (pairs, seconds, oracle.usage["prompt_tokens"], oracle.usage["computed_tokens"])
+        cold[shared] = (oracle.usage["pairs"], seconds, oracle.usage["prompt_tokens"], oracle.usage["computed_tokens"])
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     lines = [
         "# OrLog with the language-model oracle (demo)", "",
         f"Command: `python eval/bench_orlog_llm.py {' '.join(argv if argv is not None else sys.argv[1:])}`  ",
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, "
-        f"{__import__('os').cpu_count()} CPUs (shared with other jobs; load average "
-        f"{__import__('os').getloadavg()[0]:.1f}); model `{lm.id}` bf16 on {lm.device} ({load_s:.1f}s to load).  ",
-        f"Topics: {len(qids)} ({args.topics_per_template} per template: {', '.join(qids)}); depth {args.depth}; "
-        f"the generating baselines on the first {len(sub)}.", "",
-        "| method | P@1 | nDCG@10 | tokens/pair | pairs | model seconds |", "|---|---|---|---|---|---|",
+        f"{os.cpu_count()} CPUs (load average at the end {os.getloadavg()[0]:.1f}); model `{lm.id}` on "
+        f"{lm.device} ({load_s:.1f}s to load); LLM rewrite of {len(qids)} questions {parse_s:.1f}s.  ",
+        f"Topics: {len(qids)} ({args.topics_per_template} per template: {', '.join(qids)}); OrLog depth "
+        f"{args.depth}, fusion {args.fusion}.", "",
+        table, "",
+        "| reranker | tokens/pair | pairs | model seconds |", "|---|---|---|---|",
+        *[f"| {name} | {t} | {p} | {sec} |" for name, (t, p, sec) in costs.items()], "",
+        "Tokens per pair follow seed 000 (Table 2): OrLog = one scored position per predicate plus the one-off "
+        "parse tokens of the LLM rewrite spread over the candidates; the reasoners = generated tokens (+ parse "
+        "tokens for the logic-augmented one).", "",
+        "Paired two-tailed sign tests, OrLog(LLM) against each run (wins/losses are the other run's):", "",
+        tests, "",
+        f"## Oracle throughput (cold, no answer cache; topics {', '.join(by_atoms)})", "",
+        "| prompts | pairs | seconds | pairs/s | prompt tokens | tokens run | saved |", "|---|---|---|---|---|---|---|",
     ]
-    for name, sc, tpp, pairs, secs in table:
-        lines.append(f"| {name} | {sc['P@1']:.3f} | {sc['nDCG@10']:.3f} | {tpp} | {pairs} | {secs} |")
-    lines += ["", "Tokens per pair follow seed 000 (Table 2): OrLog = one scored position per predicate plus the "
-              "one-off parse tokens of the LLM rewrite spread over the candidates; the reasoners = generated tokens "
-              "(+ parse tokens for the logic-augmented one).", "",
-              "## Oracle throughput (cold, no answer cache)", "",
-              "| prompts | pairs | seconds | pairs/s | prompt tokens | tokens run | prefix tokens saved |",
-              "|---|---|---|---|---|---|---|"]
-    for shared in (True, False):
+    for shared in cold:
         pairs, seconds, prompt, computed = cold[shared]
-        lines.append(f"| {'shared prefix (KV reuse)' if shared else 'full prompts'} | {pairs} | {seconds:.1f} | "
-                     f"{pairs / seconds:.2f} | {prompt} | {computed} | {1 - computed / max(prompt, 1):.0%} |")
+        lines.append(f"| {'shared head + document prefix (KV reuse)' if shared else 'full prompts'} | {pairs} | "
+                     f"{seconds:.1f} | {pairs / seconds:.2f} | {prompt} | {computed} | "
+                     f"{1 - computed / max(prompt, 1):.0%} |")
     lines += ["", f"Peak RSS of the process: {rss:.0f} MiB."]
     text = "\n".join(lines) + "\n"
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.output.with_suffix(".md.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(args.output)
+    from logical_pyserini._io import atomic_write_text
+
+    atomic_write_text(args.output, text)
     print(text)
     return 0
 

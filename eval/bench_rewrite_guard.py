@@ -22,15 +22,17 @@ from _common import EVAL, RESULTS, base_parser, command, header, log, write_line
 LONGQ = EVAL / "longq"
 
 
-def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool) -> dict[str, Path]:
+def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool,
+          model_cache: str | None = None) -> dict[str, Path]:
     from logical_pyserini.search import SearchConfig, run_topics
 
     plan: dict[str, dict] = {"bm25 (question)": {"plain": "text"}}
+    extra = {"model_cache": model_cache} if model_cache else {}
     guards = ("off", "on") if quick else ("off", "on", "propose")
     for guard in guards:
-        plan[f"{rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard}
+        plan[f"{rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard, **extra}
         plan[f"boolean peer, {rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard,
-                                                           "plain": "boolean"}
+                                                           "plain": "boolean", **extra}
     paths = {}
     for i, (name, options) in enumerate(plan.items()):
         paths[name] = out / f"run{i}.txt"
@@ -63,7 +65,9 @@ def _section(title: str, qrels: Path, meta: Path, paths: dict[str, Path], field:
 
 def main(argv: list[str] | None = None) -> int:
     p = base_parser(__doc__, data=False)
-    p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, rules:explicit, a model spec).")
+    p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, rules:explicit, llm, llm:MODEL).")
+    p.add_argument("--long-only", action="store_true", help="Only the long questions (not the demo's 160).")
+    p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
     args = p.parse_args(argv)
 
     from logical_pyserini.data import DEMO_DIR
@@ -79,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(tmp)
         sets = [("Long questions (eval/longq: 42 questions, 434 articles)", LONGQ / "corpus.jsonl",
                  LONGQ / "topics.tsv", LONGQ / "qrels.txt", LONGQ / "metadata.jsonl", "kind")]
-        if not args.quick:
+        if not args.quick and not args.long_only:
             sets.append(("Demo English questions (160)", DEMO_DIR / "corpus.jsonl", DEMO_DIR / "topics.natural.tsv",
                          DEMO_DIR / "qrels.txt", DEMO_DIR / "metadata.jsonl", "negations"))
         for k, (title, corpus, topics, qrels, meta, field) in enumerate(sets):
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             ensure_index(corpus, index)
             out = tmp / f"runs{k}"
             out.mkdir()
-            paths = _runs(str(index), topics, args.rewriter, out, args.quick)
+            paths = _runs(str(index), topics, args.rewriter, out, args.quick, args.model_cache)
             lines += _section(title, qrels, meta, paths, field)
     name = f"rewrite_guard_{args.rewriter.replace(':', '-').replace('/', '_')}.md"
     path = write_lines(Path(args.results) / name, lines)

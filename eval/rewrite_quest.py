@@ -88,12 +88,19 @@ def atom_match(pred: list[str], gold: list[str]) -> float:
     return total / max(len(pred), len(gold))
 
 
-def load(path: Path, limit: int | None) -> list[dict]:
-    rows = []
+def load(path: Path, limit: int | None, per_template: int | None = None) -> list[dict]:
+    """Rows in file order: the first ``limit``, or the first ``per_template`` of each template."""
+    rows, seen = [], collections.Counter()
     with path.open(encoding="utf-8") as f:
         for line in f:
             if line.strip():
-                rows.append(json.loads(line))
+                row = json.loads(line)
+                if per_template:
+                    template = row["metadata"]["template"]
+                    if seen[template] >= per_template:
+                        continue
+                    seen[template] += 1
+                rows.append(row)
                 if limit and len(rows) >= limit:
                     break
     return rows
@@ -172,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rewriter", default="rules", help="rules | llm (embedded model) | llm:MODEL_SPEC (default: rules)")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"QUEST jsonl (default: {DEFAULT_DATA})")
     ap.add_argument("--limit", type=int, help="score only the first N queries")
+    ap.add_argument("--per-template", type=int, metavar="N", help="score the first N queries of each template")
     ap.add_argument("--quick", action="store_true", help="first 50 queries, no results file unless --output")
     ap.add_argument("--output", type=Path, help="Markdown results (default: eval/results/rewrite_quest_<name>.md)")
     ap.add_argument("--cache", help="SQLite model-answer cache for LLM rewriters")
@@ -186,12 +194,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: QUEST data not found: {args.data}", file=sys.stderr)
         return 2
     limit = 50 if args.quick and not args.limit else args.limit
-    rows = load(args.data, limit)
+    rows = load(args.data, limit, args.per_template)
     rewriter = get_rewriter(
         args.rewriter, cache=args.cache, base_url=args.base_url, api_key=args.api_key, max_new_tokens=args.max_new_tokens
     )
     results, seconds = evaluate(rewriter, rows, progress=not args.no_progress)
     text = report(results, args.rewriter, seconds, dict(rewriter.stats), args.data)
+    if args.rewriter != "rules":  # the reference on exactly these queries
+        ref, _ = evaluate(get_rewriter("rules"), rows, progress=False)
+        acc = sum(r["structure"] for r in ref) / max(1, len(ref))
+        atoms = sum(r["atoms"] for r in ref) / max(1, len(ref))
+        per = ", ".join(f"`{t}` {sum(r['structure'] for r in ref if r['template'] == t) / n:.3f}"
+                        for t in GOLD_SHAPES if (n := sum(r["template"] == t for r in ref)))
+        text += (f"\nThe rules rewriter on the same {len(ref)} queries: structure accuracy {acc:.3f}, atom match "
+                 f"{atoms:.3f} ({per}).\n")
+    command = " ".join(argv if argv is not None else sys.argv[1:])
+    text = text.replace(f"`python eval/rewrite_quest.py --rewriter {args.rewriter}`",
+                        f"`python eval/rewrite_quest.py {command}`")
     print(text)
     for template in GOLD_SHAPES:
         fails = [r for r in results if r["template"] == template and not r["structure"]][: args.show_failures]
@@ -199,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{template}] {r['query']}\n    -> {r['rewrite']}  ({r['shape']})")
 
     output = args.output
-    if output is None and not args.quick and not args.limit:
+    if output is None and not args.quick and not args.limit and not args.per_template:
         name = re.sub(r"[^\w.-]+", "_", args.rewriter.split("/")[-1] if ":" not in args.rewriter else args.rewriter)
         output = ROOT / "eval" / "results" / f"rewrite_quest_{name.strip('_')}.md"
     if output is not None:

@@ -284,3 +284,71 @@ def test_generation_reusing_a_shared_prompt_prefix_equals_a_fresh_run(tiny):
     reused = warm.generate([second], 6, system=system)[0]
     fresh = TransformersModel(model=model, tokenizer=tok, batch_size=1).generate([second], 6, system=system)[0]
     assert reused == fresh and reused.generated_tokens > 0
+
+
+SYSTEM = "Is the claim true ? Reply True or False - Answer with one word"
+
+
+def test_common_head_is_encoded_once_per_process_and_changes_nothing(tiny):
+    model, tok = tiny
+    lm = TransformersModel(model=model, tokenizer=tok, batch_size=2)
+    first = lm.true_false_probability(PAIRS, system=SYSTEM)
+    head = len(lm._head[0])
+    assert head >= 8  # chat header + the system line: shared by every prompt
+    want = [full_pass_probability_with_system(model, tok, SYSTEM, pre + suf) for pre, suf in PAIRS]
+    np.testing.assert_allclose(first, want, atol=1e-4)
+    # A later call (one document, a new claim) reuses the kept head: fewer tokens run than a cold model runs.
+    later = [("Text : Bob likes plums .", " Claim : Bob dislikes plums .")]
+    computed = lm.usage["computed_tokens"]
+    got = lm.true_false_probability(later, system=SYSTEM)
+    warm_cost = lm.usage["computed_tokens"] - computed
+    cold = TransformersModel(model=model, tokenizer=tok, batch_size=2)
+    np.testing.assert_allclose(got, cold.true_false_probability(later, system=SYSTEM), atol=1e-4)
+    assert warm_cost == cold.usage["computed_tokens"] - head
+
+
+def full_pass_probability_with_system(model, tok, system: str, user: str) -> float:
+    import torch
+
+    text = tok.apply_chat_template([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                   tokenize=False, add_generation_prompt=True)
+    ids = tok.encode(text, add_special_tokens=False)
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0, -1].double()
+    t, f = logits[tok.convert_tokens_to_ids("True")], logits[tok.convert_tokens_to_ids("False")]
+    return float(torch.sigmoid(t - f))
+
+
+def test_int8_quantised_model_scores_close_to_float_under_its_own_id(tiny, tmp_path):
+    import copy
+
+    from logical_pyserini.models import quantize_int8
+
+    model, tok = tiny
+    reference = TransformersModel(model=model, tokenizer=tok).true_false_probability(PAIRS)
+    q = quantize_int8(copy.deepcopy(model))
+    assert any("quantized" in type(m).__module__ for m in q.modules())
+    got = TransformersModel(model=q, tokenizer=tok).true_false_probability(PAIRS)
+    np.testing.assert_allclose(got, reference, atol=0.1)
+    # Loading a folder with dtype=int8 names the model apart, so bf16 answers in a cache are not reused.
+    model.save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    lm = TransformersModel(tmp_path / "m", dtype="int8", device="cpu")
+    assert lm.id.endswith("@int8")
+    with pytest.raises(ModelError, match="unknown dtype"):
+        TransformersModel(tmp_path / "m", dtype="int4", device="cpu")
+
+
+def test_model_dtype_flag_reaches_the_loader(tiny, tmp_path):
+    import argparse
+
+    from logical_pyserini.models import add_model_arguments, model_from_args
+
+    model, tok = tiny
+    model.save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    parser = add_model_arguments(argparse.ArgumentParser())
+    args = parser.parse_args(["--model", str(tmp_path / "m"), "--model-dtype", "int8", "--device", "cpu"])
+    assert model_from_args(args).id.endswith("@int8")
+    with pytest.raises(SystemExit):  # argparse names the choices
+        parser.parse_args(["--model-dtype", "int4"])

@@ -208,6 +208,17 @@ def test_answer_set_and_token_scores():
     t = paired_test([1, 1, 1, 0.9, 1, 1], [0, 0.1, 0, 0, 0.2, 0])
     assert t["mean_diff"] > 0.8 and t["p"] < 0.001
     assert paired_test([1, 0], [1, 0])["p"] == 1.0
+    assert (t["wins"], t["losses"], t["ties"]) == (6, 0, 0) and t["sign_p"] == pytest.approx(2 / 64)
+
+
+def test_sign_test_is_exact_and_drops_ties():
+    from logical_pyserini.picot import paired_test, sign_test
+
+    assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
+    assert sign_test(5, 0) == pytest.approx(2 / 32) and sign_test(0, 5) == sign_test(5, 0)
+    assert sign_test(9, 1) == pytest.approx(2 * 11 / 1024)
+    t = paired_test([1, 0.5, 0, 1], [0, 0.5, 0, 0.2])
+    assert (t["wins"], t["losses"], t["ties"]) == (2, 0, 2) and t["sign_p"] == pytest.approx(0.5)
 
 
 def test_plan_and_answer_parsing():
@@ -221,6 +232,16 @@ def test_plan_and_answer_parsing():
     assert defs["friend"].claim(["Ann", "Bo"]) == "Bo is a friend of Ann."
     assert parse_answer("Ann's friends are listed. The answer is Bo Lee, Cy Tan.") == ["Bo Lee", "Cy Tan"]
     assert parse_answer("so the answer is: 3") == ["3"]
+    # what the embedded model actually wrote: the answer first, then an explanation; or no "answer is"
+    assert parse_answer("The answer is Alvaro Smock, Barabara Beltran.\n\nTo arrive at this answer, I analyzed "
+                        "the evidence, which is long.") == ["Alvaro Smock", "Barabara Beltran"]
+    assert parse_answer("The husband of Lannie Smock is Alvaro Smock.") == ["Alvaro Smock"]
+    assert parse_answer("The answer is J. R. R. Tolkien. He wrote it.") == ["J. R. R. Tolkien"]
+    assert parse_answer("The answer is St. Louis. Yes.") == ["St. Louis"]
+    assert parse_answer("The answer is **Bo Lee, Cy Tan and Di Wu**.") == ["Bo Lee", "Cy Tan", "Di Wu"]
+    assert parse_answer("The answer is Rosencrantz and Guildenstern.") == ["Rosencrantz and Guildenstern"]
+    assert parse_answer("Thus the answer is 1990. Done.") == ["1990"] and parse_answer("") == []
+    assert parse_answer("It is based in Paris. The answer is <answer>Paris, France</answer>.") == ["Paris", "France"]
 
 
 def test_cli_symbolic_run_writes_predictions_and_metrics(tiny_index, tmp_path, capsys):
@@ -300,6 +321,12 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
         q = Question("q1", "Who is the friend of the person whose occupation is pilot?", ["Bo Lee"])
         cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
         [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus), model, progress=False)
+        # --slice-hits 1 --max-passage-tokens 4: one passage per SLICE call, each cut to 4 tokens (words here)
+        script.prompts.clear()
+        cut = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2, slice_k=1, max_passage_tokens=4)
+        [row_cut] = run_questions([q], cut, Schema({}), LuceneRetriever(tmp_path / "idx", corpus),
+                                  get_model("openai:scripted", base_url=url, api_key="x", cache=None),
+                                  progress=False)
     finally:
         server.shutdown()
         server.server_close()
@@ -313,6 +340,11 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
     final = script.prompts[-1]
     assert "Bo Lee is a friend of Ann Ray." in final                          # notes verbalise the facts
     assert "The occupation of Ann Ray is pilot." in final                     # passages are in the prompt
+    assert all(len(c["docs"]) == 1 for s in row_cut["trajectory"] for c in s["calls"])
+    assert row_cut["retriever_calls"] == 3 and row_cut["prolog_answer"] == ["Bo Lee"]
+    assert "<document>\n# Ann Ray The\n</document>" in script.prompts[-1]
+    passages_part = script.prompts[-1].split("(END EVIDENCE)")[0]
+    assert "The occupation of Ann Ray is pilot." not in passages_part   # only the notes still state it
 
 
 def test_in_context_setting_reads_the_whole_universe(engine):

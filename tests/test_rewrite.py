@@ -652,3 +652,59 @@ def test_real_local_model_rewrites_and_never_fails(tmp_path):
         assert rewrite.source in ("llm", "repaired", "fallback")
         assert parse_query(rewrite.query) == rewrite.tree
     assert rw.stats["ok"] + rw.stats["repaired"] + rw.stats["fallback"] == 2
+
+
+def test_llm_answer_missing_an_asked_operator_gets_one_repair(chain_model):
+    # The chain model always answers '"dogs" AND NOT "cats"': no OR although the question says "or".
+    rw = LLMRewriter(chain_model, max_new_tokens=24)
+    calls = chain_model.usage["calls"]
+    rewrite = rw.rewrite("Stories about dogs or about cats, not about birds")
+    assert chain_model.usage["calls"] - calls == 2  # the first answer, then one repair that names the gap
+    assert rewrite.source == "repaired"  # a repaired answer is the model's reading, gaps or not
+    assert rewrite.tree == And((Term("dogs"), Not(Term("cats"))))
+    assert rw.stats["repaired"] == 1 and rw.stats["fallback"] == 0
+
+
+@pytest.mark.parametrize("question, query, missing", [
+    ("Museums in Vienna or Copenhagen except history museums",
+     '"museums in Vienna" AND "museums in Copenhagen" AND NOT "history museums"', ["OR"]),
+    ("Museums in Vienna or Copenhagen except history museums",
+     '("museums in Vienna" OR "museums in Copenhagen") AND NOT "history museums"', []),
+    ("Films without a sequel", '"films without a sequel"', ["NOT"]),
+    ("Museums with neither a garden nor a cafe", '"museums" AND NOT ("garden" OR "cafe")', []),
+    ("Operas by Verdi", '"operas by Verdi"', []),
+    ('Plays about "OR" gates', '"plays about OR gates"', ["OR"]),  # a quoted OR is a word, not the operator
+])
+def test_missing_operators(question, query, missing):
+    from logical_pyserini.rewrite._guard import missing_operators
+
+    assert missing_operators(question, parse_query(query)) == missing
+
+
+@pytest.mark.parametrize("question, query, expected", [
+    ("Museums in Vienna or Copenhagen except history museums",
+     '"museums in Vienna" OR "museums in Copenhagen" AND NOT "history museums"',
+     '("museums in Vienna" OR "museums in Copenhagen") AND NOT "history museums"'),
+    # The exclusion comes before the alternative: it belongs to that branch only.
+    ("Films not in colour, or westerns", '"films" AND NOT "colour films" OR "westerns"',
+     '"films" AND NOT "colour films" OR "westerns"'),
+    ("Museums in Vienna or in Copenhagen but not history museums there",
+     '"museums in Vienna" OR "museums in Copenhagen" AND "museums" AND NOT "history museums"',
+     '("museums in Vienna" OR "museums in Copenhagen" AND "museums") AND NOT "history museums"'),
+    ("Operas by Verdi or Puccini", '"operas by Verdi" OR "operas by Puccini"', '"operas by Verdi" OR "operas by Puccini"'),
+])
+def test_trailing_exclusion_scopes_over_the_alternatives(question, query, expected):
+    from logical_pyserini.rewrite._guard import scope_trailing_exclusion
+
+    assert scope_trailing_exclusion(question, parse_query(query)) == parse_query(expected)
+
+
+def test_bare_leaf_statement_takes_the_query_head_noun():
+    from logical_pyserini.rewrite import Decomposition
+
+    tree = parse_query('"archaeology museums" AND NOT "history" AND NOT "art"')
+    d = Decomposition.from_tree(tree, "Archaeology museums not devoted to history and not devoted to art")
+    assert d.atoms == ("{x} is an archaeology museum", "{x} is a museum related to history",
+                       "{x} is a museum related to art")
+    # Without a head noun in the query the generic statement stays.
+    assert Decomposition.from_tree(parse_query('"history" AND NOT "art"')).atoms[0] == '{x} fits the description "history"'

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import write_corpus
-from logical_pyserini.compose import AND_OPERATORS, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
+from logical_pyserini.compose import AND_OPERATORS, bound_query, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from logical_pyserini.query import And, Not, Or, Term
+from logical_pyserini.query import distinct_terms as query_terms
 from logical_pyserini.search import LeafNormalizer, LogicalLuceneSearcher, TopKStats, exhaustive, topk
 from logical_pyserini.search import _topk
 
@@ -45,6 +46,8 @@ def shallow(monkeypatch):
     monkeypatch.setattr(_topk, "_MIN_DEPTH", 2)
     monkeypatch.setattr(_topk, "_NEG_DEPTH", 1)
     monkeypatch.setattr(_topk, "_GROWTH", 2)
+    monkeypatch.setattr(_topk, "_BOUND_EXTRA", 1)
+    monkeypatch.setattr(_topk, "_BOUND_GROWTH", 2)
 
 
 def _leaf():
@@ -68,11 +71,16 @@ def _top(pool, k):
     return list(zip(pool.docs[order].tolist(), pool.combined[order].tolist()))
 
 
-def _check(tree, backend, operators, normalizer, k):
-    stats = TopKStats()
-    got = _top(topk(tree, backend, operators, normalizer, k, stats), k)
+def _check(tree, backend, operators, normalizer, k, bound_queries=True):
+    """Exact top-k (bound query first, then the threshold loop alone) equals exhaustive scoring."""
     want = _top(exhaustive(tree, backend, operators, normalizer), k)
+    stats = TopKStats()
+    got = _top(topk(tree, backend, operators, normalizer, k, stats, bound_queries), k)
     assert got == want, f"{tree} {operators} k={k} ({stats})"
+    if bound_queries and stats.path == "bound-query":
+        threshold = TopKStats()
+        got = _top(topk(tree, backend, operators, normalizer, k, threshold, bound_queries=False), k)
+        assert got == want, f"{tree} {operators} k={k} threshold loop ({threshold})"
     return stats
 
 
@@ -101,14 +109,47 @@ def test_topk_equals_exhaustive_sigmoid_normaliser(backend, shallow, tree, ops, 
 def test_selective_query_stops_early_with_default_depths(backend):
     """A rare AND of two words: far fewer documents cross from Java than the collection holds."""
     tree = And((Term("w20x"), Term("w21x")))
-    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 10)
+    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 10, bound_queries=False)
     assert stats.rounds == 1 and stats.max_depth <= 200 and stats.path == "bounded"
 
 
 def test_and_query_terminates_before_exhausting_lists(backend, shallow):
     tree = And((Term("w5x"), Term("w6x")))  # 121 and 93 matching documents
-    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 3)
+    stats = _check(tree, backend, Operators(), LeafNormalizer(Normalizer("max")), 3, bound_queries=False)
     assert stats.rounds > 1 and stats.max_depth < 93
+
+
+@pytest.mark.parametrize("query", [And((Term("w1x"), Term("w2x"))), Or((Term("w1x"), Term("w2x"))),
+                                   And((Or((Term("w1x"), Term("w3x"))), Not(Term("w2x"))))])
+def test_bound_query_answers_in_one_round(backend, query):
+    """Frequent leaves (lists of 100+ documents): the bound query's first 30 documents
+    decide the top 10, with one exact pass per leaf."""
+    stats = _check(query, backend, Operators(), LeafNormalizer(Normalizer("max")), 10)
+    assert stats.path == "bound-query" and stats.rounds == 1 and stats.max_depth == 30
+    assert stats.scorings == len({t.key for t in query_terms(query)})
+
+
+def test_bound_query_deepens_when_not_prunes_the_top(backend, shallow):
+    """The complement NOT lowers the bound query's best documents: more rounds, still exact."""
+    stats = _check(And((Term("w0x"), Not(Term("w1x")))), backend, Operators(), LeafNormalizer(Normalizer("max")), 5)
+    assert stats.path == "bound-query" and stats.rounds > 1
+
+
+def test_bound_query_shapes():
+    """Which trees have a bound query, and its form (weights: 1 / leaf maximum)."""
+    a, b, c = Term("a"), Term("b"), Term("c")
+    scale = {t.key: 0.5 for t in (a, b, c)}
+    top = {t.key: 1.0 for t in (a, b, c)}
+    spec = bound_query(And((a, Or((b, c)), Not(c))), Operators(), scale, top)
+    assert spec.op == "product" and [ch.op for ch in spec.children] == ["leaf", "sum"]
+    assert spec.children[0].weight == 0.5 and [t.text for t in spec.terms()] == ["a", "b", "c"]
+    assert bound_query(Or((a, b)), Operators(or_="max"), scale, top).op == "max"
+    # inverse NOT (at most 1 / 1e-3) becomes a constant factor of the product
+    assert bound_query(And((a, Not(b))), Operators(not_="inverse"), scale, top).weight == pytest.approx(1e3 * 0.5)
+    for tree, ops in [(Not(a), Operators()), (Or((a, Not(b))), Operators()), (And((a, b)), Operators("min")),
+                      (And((a, Not(b))), Operators(and_="sum"))]:
+        assert bound_query(tree, ops, scale, top) is None, (tree, ops)
+    assert bound_query(And((a, b)), Operators(), {a.key: None, b.key: 0.5}, top) is None  # sigmoid leaf
 
 
 def test_not_only_queries_get_answers(small_index):

@@ -20,13 +20,13 @@ from ._llm import LLMExecutor, parse_ids
 from ._metrics import aggregate, filtered_ranks, query_metrics
 from ._plan import Plan, PlanError, Step, compile_query
 from ._rules import Rule, RuleSet, mine_rules
-from ._scored import ScoredExecutor
+from ._scored import FEATURES, ProjectionWeights, ScoredExecutor, fit_projection_weights
 
 __all__ = [
-    "PROTOCOLS", "QUERY_STRUCTURES", "TYPES", "Dataset", "EvalConfig", "ExactExecutor", "Execution", "Executor",
-    "ExecutorError", "GraphError", "KnowledgeGraph", "LLMExecutor", "Plan", "PlanError", "QueryFileError", "ReferenceGraph",
+    "FEATURES", "PROTOCOLS", "QUERY_STRUCTURES", "TYPES", "Dataset", "EvalConfig", "ExactExecutor", "Execution", "Executor",
+    "ExecutorError", "GraphError", "KnowledgeGraph", "LLMExecutor", "Plan", "PlanError", "ProjectionWeights", "QueryFileError", "ReferenceGraph",
     "Rule", "RuleSet", "ScoredExecutor", "Step", "aggregate", "compile_query", "evaluate", "executor_names",
-    "filtered_ranks", "get_executor", "load_dataset", "load_queries", "mine_rules", "parse_ids", "query_metrics",
+    "filtered_ranks", "fit_projection_weights", "get_executor", "load_dataset", "load_queries", "mine_rules", "parse_ids", "query_metrics",
     "read_triples", "reference_answers", "register_executor", "restricted_loads", "select_queries",
     "structure_name",
 ]

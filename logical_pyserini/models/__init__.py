@@ -52,7 +52,7 @@ from ._home import home, models_dir
 from ._install import EMBEDDED, embedded_path, install, install_command, installed_models
 from ._openai import OpenAIModel, answer_probability
 from ._registry import LOADERS, SPEC_HELP, add_model_arguments, get_model, model_from_args, register_loader
-from ._transformers import TransformersModel, default_device, single_token_ids
+from ._transformers import TransformersModel, default_device, quantize_int8, single_token_ids
 
 __all__ = [
     "EMBEDDED", "LOADERS", "SPEC_HELP",
@@ -60,5 +60,5 @@ __all__ = [
     "Prompt", "TransformersModel",
     "add_model_arguments", "answer_probability", "as_messages", "cache_key", "convert_gguf", "default_device",
     "embedded_path", "fence", "get_model", "home", "install", "install_command", "installed_models",
-    "model_from_args", "models_dir", "register_loader", "single_token_ids",
+    "model_from_args", "models_dir", "quantize_int8", "register_loader", "single_token_ids",
 ]

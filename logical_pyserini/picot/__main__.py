@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", choices=["cot", "logit"], default="cot",
                    help="fact verification: the seed's chain of thought, or P(True) of the first token")
     p.add_argument("--hits", "-k", dest="k", type=int, default=None, help="passages per retrieval call (default per dataset)")
+    p.add_argument("--slice-hits", type=int, default=None,
+                   help="passages per SLICE call (default: --hits); the question's own retrieval uses --hits")
+    p.add_argument("--max-passage-tokens", type=int, default=None,
+                   help="cut each passage to this many model tokens in prompts (default: whole passages)")
     p.add_argument("--ircot-iterations", type=int, default=4)
     p.add_argument("--max-new-tokens", type=int, default=256)
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
@@ -112,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     config = RunConfig(method=args.method, setting=args.setting, reader=args.reader, gold_prolog=args.gold_prolog,
                        dataset=args.dataset, k=args.k or DEFAULT_K[args.dataset], verify=args.verify,
                        ircot_iterations=args.ircot_iterations, max_new_tokens=args.max_new_tokens,
+                       slice_k=args.slice_hits, max_passage_tokens=args.max_passage_tokens,
                        corpus_passages=corpus_passages)
     start = time.perf_counter()
     out = Path(args.output)

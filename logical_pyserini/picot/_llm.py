@@ -26,24 +26,62 @@ def prompts() -> dict[str, Any]:
     return load_prompt("picot")
 
 
-def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = None) -> str:
-    """Passages fenced one by one (text can never pose as a prompt field), truncated to fit."""
-    blocks = [fence(p.text, "document") for p in passages]
-    text = "\n".join(blocks)
+def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = None,
+             passage_tokens: int | None = None) -> str:
+    """Passages fenced one by one (text can never pose as a prompt field), each cut to
+    ``passage_tokens`` and all together to ``max_tokens`` (model tokens)."""
+    texts = [p.text for p in passages]
+    if model is not None and passage_tokens:
+        texts = [model.truncate(t, passage_tokens) for t in texts]
+    text = "\n".join(fence(t, "document") for t in texts)
     if model is not None and max_tokens:
         text = model.truncate(text, max_tokens)
     return text
 
 
+_COPULA = re.compile(r"\b(?:is|are|was|were)\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_ABBREV = {"st", "mr", "mrs", "ms", "dr", "jr", "sr", "no", "vs", "mt", "ft", "co", "inc", "ltd"}
+
+
+def _sentences(text: str) -> list[str]:
+    """Split at ". " unless the word before the period is an initial or a common abbreviation
+    ("J. R. R. Tolkien", "St. Louis")."""
+    out, start = [], 0
+    for m in re.finditer(r"\.\s+", text):
+        word = re.findall(r"[A-Za-z]+$", text[start:m.start()])
+        if word and (len(word[0]) == 1 or word[0].lower() in _ABBREV):
+            continue
+        out.append(text[start:m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return [x for x in out if x.strip(" .")]
+
+
 def parse_answer(text: str, sep: str = ", ") -> list[str]:
-    """The answers after the last "The answer is" (whole reply when absent), split on ``sep``."""
-    text = text or ""
+    """The answers of a chain-of-thought reply, split on ``sep``.
+
+    The answer is the first sentence after the last "The answer is" (small models often go on
+    explaining after it).  Without that phrase, the reply's last sentence is used, reduced to what
+    follows its last copula ("The husband of Ann is Bo Lee." -> "Bo Lee").  Markdown emphasis,
+    ``<answer>`` tags and quotes are stripped; an Oxford ", and " separates like ``sep``.
+    """
+    # Small models copy the prompt's placeholder: "The answer is <answer>Paris</answer>."
+    text = re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)
     m = None
     for m in _ANSWER.finditer(text):
         pass
-    lines = text.strip().splitlines()
-    body = m.group(1) if m else (lines[-1] if lines else "")
+    if m:
+        line = m.group(1).strip().splitlines()[0] if m.group(1).strip() else ""
+        body = (_sentences(line) or [""])[0]
+    else:
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        body = (_sentences(lines[-1].strip()) if lines else [""])[-1] if lines else ""
+        c = None
+        for c in _COPULA.finditer(body):
+            pass
+        body = c.group(1) if c else body
     body = body.strip().strip(".").strip()
+    body = re.sub(r",?\s+and\s+(?=[^,]+$)", sep, body) if sep.strip() == "," and "," in body else body
     parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
     return [p for p in parts if p]
 
@@ -159,17 +197,18 @@ class LLMReader(Reader):
     name = "llm"
 
     def __init__(self, schema: Schema, model: Any, verify: str = "cot", max_new_tokens: int = 160,
-                 max_evidence_tokens: int = 6000) -> None:
+                 max_evidence_tokens: int = 6000, max_passage_tokens: int | None = None) -> None:
         self.schema = schema
         self.model = model
         self.verify_mode = verify
         self.max_new_tokens = max_new_tokens
         self.max_evidence_tokens = max_evidence_tokens
+        self.max_passage_tokens = max_passage_tokens
         self.calls = 0
 
     def _ask(self, question: str, passages: Sequence[Passage]) -> str:
         p = prompts()
-        text = fill(p["reader"]["instruction"], evidence=evidence(passages, self.model, self.max_evidence_tokens)) + \
+        text = fill(p["reader"]["instruction"], evidence=evidence(passages, self.model, self.max_evidence_tokens, self.max_passage_tokens)) + \
             fill(p["reader"]["question"], question=fence(question, "question"))
         self.calls += 1
         return self.model.chat([{"role": "user", "content": text}], max_new_tokens=self.max_new_tokens,
@@ -189,7 +228,7 @@ class LLMReader(Reader):
         p = prompts()
         if self.verify_mode == "logit":
             self.calls += 1
-            prefix = fill(p["reader"]["logit"], evidence=evidence(passages, self.model, self.max_evidence_tokens))
+            prefix = fill(p["reader"]["logit"], evidence=evidence(passages, self.model, self.max_evidence_tokens, self.max_passage_tokens))
             suffix = fill(p["reader"]["logit_claim"], statement=fence(statement, "statement"))
             return float(self.model.true_false_probability([(prefix, suffix)], version=p["version"])[0]) > 0.5
         reply = self._ask(fill(p["reader"]["verify"], statement=statement), passages)
@@ -198,12 +237,14 @@ class LLMReader(Reader):
 
 
 def answer_prompt(question: str, passages: Sequence[Passage], model: Any, notes: Sequence[str] = (),
-                  prolog_answer: Sequence[str] | None = None, max_evidence_tokens: int = 6000) -> str:
+                  prolog_answer: Sequence[str] | None = None, max_evidence_tokens: int = 6000,
+                  max_passage_tokens: int | None = None) -> str:
     """The final chain-of-thought prompt: passages, then (π-CoT) the notes and the Prolog answer."""
     p = prompts()["answer"]
     note_text = ""
     if notes or prolog_answer is not None:
         note_text = fill(p["notes"], notes=fence("\n".join(notes) or "(none)", "notes"),
                          prolog_answer=fence(", ".join(prolog_answer or []) or "(no answer)", "prolog"))
-    return fill(p["instruction"], evidence=evidence(passages, model, max_evidence_tokens), notes=note_text) + \
+    return fill(p["instruction"], evidence=evidence(passages, model, max_evidence_tokens, max_passage_tokens),
+                notes=note_text) + \
         fill(p["question"], question=fence(question, "question"))

@@ -13,7 +13,7 @@ import string
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
-__all__ = ["mean_se", "normalize_answer", "paired_test", "score", "set_scores", "summarize", "token_scores"]
+__all__ = ["mean_se", "normalize_answer", "paired_test", "score", "sign_test", "set_scores", "summarize", "token_scores"]
 
 SEP = ","
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -94,16 +94,29 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
 
 
 def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
-    """Paired-samples t-test of per-question scores (the seed's Table 4 test): mean difference
-    a - b, t and two-sided p (p = 1 when every difference is zero)."""
+    """Paired tests of per-question scores: the t-test (the seed's Table 4 test; mean difference
+    a - b, t and two-sided p, p = 1 when every difference is zero) and the exact two-sided sign test
+    (``wins``/``losses``/``ties`` of a over b, ``sign_p`` over the untied questions), which assumes
+    nothing about the shape of the differences and so suits small subsets."""
     if len(a) != len(b) or not a:
         raise ValueError("paired test needs two equally long, non-empty score lists")
     d = [x - y for x, y in zip(a, b)]
+    wins, losses = sum(1 for x in d if x > 0), sum(1 for x in d if x < 0)
+    sign = {"wins": wins, "losses": losses, "ties": len(d) - wins - losses, "sign_p": sign_test(wins, losses)}
     m, se = mean_se(d)
     if se == 0:
-        return {"n": len(d), "mean_diff": m, "t": float("nan"), "p": 1.0 if m == 0 else 0.0}
+        return {"n": len(d), "mean_diff": m, "t": float("nan"), "p": 1.0 if m == 0 else 0.0, **sign}
     from scipy import stats
 
     t = m / se
     p = float(2 * stats.t.sf(abs(t), len(d) - 1))
-    return {"n": len(d), "mean_diff": m, "t": t, "p": p}
+    return {"n": len(d), "mean_diff": m, "t": t, "p": p, **sign}
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign-test p of ``wins`` against ``losses`` (ties dropped; 1 when there are none)."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)

@@ -32,6 +32,8 @@ class RunConfig:
     gold_prolog: bool = False
     dataset: str = "phantomwiki"        # few-shot examples and scoring mode
     k: int = 10                         # passages per retrieval call
+    slice_k: int | None = None          # passages per SLICE call (None: k); the question's own retrieval uses k
+    max_passage_tokens: int | None = None  # each passage cut to this many model tokens in prompts (None: whole)
     verify: str = "cot"                 # cot | logit (fact verification)
     ircot_iterations: int = 4
     max_new_tokens: int = 256           # final answer / baselines
@@ -62,7 +64,8 @@ def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes:
                   prolog_answer: Sequence[str] | None = None) -> tuple[list[str], str]:
     from ._llm import answer_prompt, parse_answer, prompts
 
-    text = answer_prompt(q.question, passages, ctx.model, notes, prolog_answer, ctx.config.max_evidence_tokens)
+    text = answer_prompt(q.question, passages, ctx.model, notes, prolog_answer, ctx.config.max_evidence_tokens,
+                         ctx.config.max_passage_tokens)
     reply = ctx.model.chat([{"role": "user", "content": text}], max_new_tokens=ctx.config.max_new_tokens,
                            version=prompts()["version"])
     return parse_answer(reply, prompts()["answer_sep"]), reply
@@ -88,10 +91,11 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
         row["plan_attempts"] = attempts
         row["model_calls"] += planner.calls
     options = {"verify": cfg.verify, "max_new_tokens": cfg.reader_max_new_tokens,
-               "max_evidence_tokens": cfg.max_evidence_tokens} if cfg.reader == "llm" else {}
+               "max_evidence_tokens": cfg.max_evidence_tokens,
+               "max_passage_tokens": cfg.max_passage_tokens} if cfg.reader == "llm" else {}
     reader = READERS[cfg.reader](schema, model=ctx.model, **options)
     retriever = ctx.retriever
-    executor = SliceExecutor(schema, reader, retriever, k=cfg.k, max_acquisitions=cfg.max_slice_calls)
+    executor = SliceExecutor(schema, reader, retriever, k=cfg.slice_k or cfg.k, max_acquisitions=cfg.max_slice_calls)
     res = executor.run(plan, _context_passages(q, cfg) if cfg.setting == "incontext" else None)
     row.update(prolog=plan.goals, target=plan.target, plan_source=plan.source, prolog_answer=res.answers,
                trajectory=res.steps, notes=res.notes, slice_error=res.error)
@@ -156,7 +160,7 @@ def method_ircot(ctx: Context, q: Question) -> dict[str, Any]:
     reply = ""
     for _ in range(cfg.ircot_iterations):
         text = fill(p["ircot"]["instruction"], evidence=evidence(list(passages.values()), ctx.model,
-                                                                 cfg.max_evidence_tokens)) + \
+                                                                 cfg.max_evidence_tokens, cfg.max_passage_tokens)) + \
             fill(p["ircot"]["question"], question=fence(q.question, "question"), thoughts=" ".join(thoughts))
         reply = ctx.model.chat([{"role": "user", "content": text}], max_new_tokens=64, version=p["version"])
         calls += 1

@@ -14,8 +14,9 @@ import functools
 import json
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,11 @@ def check_lucene_index(index_dir: str | os.PathLike) -> Path:
 
 # Above this depth a leaf search first counts its matches (one cheap call).
 _COUNT_FIRST = 4096
+# QueryRescorer weight that lifts a leaf score far above any first-pass score (see score_listed).
+_RESCORE_WEIGHT = 2.0**100
+# Setting one bit from Python costs about as much as converting this many words of
+# a bit set's backing array (measured: ~1.5 us per call, ~0.3 us per word).
+_SET_CALL_WORDS = 5
 
 
 @dataclass(frozen=True)
@@ -57,11 +63,17 @@ class LeafHits:
     complete : bool
         True when every document matching the leaf is in ``docs``, so any other
         document's exact score is 0.
+    listed : tuple or None
+        ``(start, handle)``: the backend's own list (a Lucene ``TopDocs``) of
+        ``docs[start:]``, the documents the last call added; lets the backend
+        score exactly those documents on other leaves without their ids crossing
+        back (:meth:`LuceneLeafScorer.score_listed`).
     """
 
     docs: np.ndarray
     scores: np.ndarray
     complete: bool
+    listed: Any = field(default=None, repr=False, compare=False)
 
     @property
     def max(self) -> float:
@@ -135,12 +147,24 @@ class LuceneLeafScorer(LeafRetriever):
         self._boolean = autoclass("org.apache.lucene.search.BooleanQuery$Builder")
         self._occur = autoclass("org.apache.lucene.search.BooleanClause$Occur")
         self._match_all = autoclass("org.apache.lucene.search.MatchAllDocsQuery")()
+        # Exact top-k (search/_topk.py): bound queries, pruning collectors, shared accept-doc bit sets.
+        self._boost_query = autoclass("org.apache.lucene.search.BoostQuery")
+        self._dismax = autoclass("org.apache.lucene.search.DisjunctionMaxQuery")
+        self._array_list = autoclass("java.util.ArrayList")
+        self._function_score = autoclass("org.apache.lucene.queries.function.FunctionScoreQuery")
+        self._values_source = autoclass("org.apache.lucene.search.DoubleValuesSource")
+        self._cached_bound_query = functools.lru_cache(maxsize=256)(self._build_bound_query)
+        # The leaf maximum (top-1 score) is a property of the index: kept per leaf text.
+        self._cached_top1 = functools.lru_cache(maxsize=4096)(self._top1)
+        self._shared_bits: dict[int, object] = {}
+        self._rescorer = autoclass("org.apache.lucene.search.QueryRescorer")
 
     # -- queries -----------------------------------------------------------
     def set_similarity(self, similarity) -> None:
         with jvm_lock:
             self._searcher.setSimilarity(similarity)
             self._cached_weight.cache_clear()
+            self._cached_top1.cache_clear()
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
@@ -158,31 +182,84 @@ class LuceneLeafScorer(LeafRetriever):
 
         With ``after`` (this leaf's top hits at a smaller depth), only the hits
         beyond it cross from Java (``IndexSearcher.searchAfter``) and the
-        returned list is ``after`` extended to depth ``k``.
+        returned list is ``after`` extended to depth ``k``.  The top hit alone
+        (the leaf's maximum, which ``max`` normalisation divides by) is cached
+        per leaf text.
         """
+        if after is None and int(k) == 1:
+            return self._cached_top1(text)
+        hits = self._search(self.query, text, k, after)
+        if after is None and len(hits.docs) == 0:
+            logger.warning("term %r matches no document (are all its words stopwords?)", text)
+        return hits
+
+    def _top1(self, text: str) -> LeafHits:
+        hits = self._search(self.query, text, 1, None)
+        if len(hits.docs) == 0:
+            logger.warning("term %r matches no document (are all its words stopwords?)", text)
+        return hits
+
+    def bound_search(self, spec, k: int, after: LeafHits | None = None) -> LeafHits:
+        """Top ``k`` documents of a :class:`~logical_pyserini.compose.BoundQuery` (scores as
+        Lucene computes them, in float32), extending ``after`` like :meth:`search`."""
+        return self._search(self._bound_query, spec, k, after)
+
+    def _search(self, build, key, k: int, after: LeafHits | None) -> LeafHits:
         done = 0 if after is None else len(after.docs)
         if after is not None and (after.complete or done >= k):
             return after
         want = int(k) - done
         with jvm_lock:
-            query = self.query(text)
+            query = build(key)
             if want > _COUNT_FIRST:  # a collector for k hits preallocates k entries: size it to the matches
                 want = min(want, int(self._searcher.count(query)) - done + 1)
-            if done:
-                last = self._score_doc(int(after.docs[-1]), float(after.scores[-1]))
-                top = self._searcher.searchAfter(last, query, want)
-            else:
-                top = self._searcher.search(query, want)
+            last = self._score_doc(int(after.docs[-1]), float(after.scores[-1])) if done else None
+            # Count only as many hits as are kept, so Lucene's dynamic pruning
+            # (block-max WAND / MaxScore) starts at once; the top hits are the same.
+            manager = self._collector_cls.createSharedManager(want, last, want)
+            top = self._searcher.search(query, manager)
             payload = self._json.writeValueAsString(top)
         score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
-        if n == 0 and not done:
-            logger.warning("term %r matches no document (are all its words stopwords?)", text)
         if done:
             docs, scores = np.concatenate([after.docs, docs]), np.concatenate([after.scores, scores])
-        return LeafHits(docs, scores, complete=n < want)
+        return LeafHits(docs, scores, complete=n < want, listed=(done, top))
+
+    def _bound_query(self, spec):
+        with jvm_lock:
+            return self._cached_bound_query(spec)
+
+    def _build_bound_query(self, spec):
+        """The Lucene query of a bound query: a boosted leaf, a BooleanQuery of SHOULD clauses
+        (sum), a DisjunctionMaxQuery (max), or a conjunction scored by the product of its
+        clauses (``FunctionScoreQuery.boostByValue`` over MUST + FILTER clauses)."""
+        if spec.op == "leaf":
+            query = self.query(spec.term.text)
+        else:
+            children = [self._build_bound_query(c) for c in spec.children]
+            if spec.op == "sum":
+                builder = self._boolean()
+                for child in children:
+                    builder.add(child, self._occur.SHOULD)
+                query = builder.build()
+            elif spec.op == "max":
+                clauses = self._array_list()
+                for child in children:
+                    clauses.add(child)
+                query = self._dismax(clauses, 0.0)
+            elif spec.op == "product":
+                builder = self._boolean()
+                builder.add(children[0], self._occur.MUST)
+                for child in children[1:]:
+                    builder.add(child, self._occur.FILTER)  # each factor matches, so none defaults to 1
+                query = builder.build()
+                for child in children[1:]:
+                    query = self._function_score.boostByValue(query, self._values_source.fromQuery(child))
+            else:
+                raise ValueError(f"unknown bound query operation {spec.op!r}")
+        return query if spec.weight == 1.0 else self._boost_query(query, float(spec.weight))
 
     def score(self, text: str, docs: np.ndarray) -> np.ndarray:
         """Exact BM25 score of ``text`` for each of ``docs`` (0 where it does not match).
@@ -193,30 +270,114 @@ class LuceneLeafScorer(LeafRetriever):
         whole pass stays in Java, and the values are bit-identical to what a
         search or ``IndexSearcher.explain`` reports.
         """
+        return self.score_many([text], docs)[0]
+
+    def score_many(self, texts: list[str], docs: np.ndarray) -> list[np.ndarray]:
+        """:meth:`score` of several leaves for the same documents: the bit sets are
+        built once and every leaf's pass runs under one lock."""
         docs = np.asarray(docs, dtype=np.int64)
-        out = np.zeros(len(docs), dtype=np.float32)
         if len(docs) == 0:
-            return out
+            return [np.zeros(0, dtype=np.float32) for _ in texts]
         seg_of = np.searchsorted(self._starts, docs, side="right") - 1
-        segments = [(seg, _bitset_words(docs[seg_of == seg] - self._segments[seg][1], self._segments[seg][2]))
-                    for seg in np.unique(seg_of)]
-        with jvm_lock:  # weights, scorers and collectors are per-call Java objects (see jvm_lock)
-            weight = self._cached_weight(text)
-            collector = self._collector_cls.create(len(docs), 2**31 - 1)
-            for seg, words in segments:
-                ctx, _, max_doc = self._segments[seg]
-                bulk = weight.bulkScorer(ctx)
-                if bulk is None:  # no document of this segment matches the leaf
-                    continue
-                bulk.score(collector.getLeafCollector(ctx), self._bitset_cls(words, max_doc))
-            payload = self._json.writeValueAsString(collector.topDocs())
+        segments = [(seg, docs[seg_of == seg] - self._segments[seg][1]) for seg in np.unique(seg_of)]
+        payloads = []
+        with jvm_lock:  # weights, scorers, collectors and the shared bit sets are per-call Java state
+            bits = [(seg, self._accept_bits(seg, local)) for seg, local in segments]
+            try:
+                for text in texts:
+                    weight = self._cached_weight(text)
+                    collector = self._collector_cls.create(len(docs), 2**31 - 1)
+                    for seg, accept in bits:
+                        ctx = self._segments[seg][0]
+                        bulk = weight.bulkScorer(ctx)
+                        if bulk is None:  # no document of this segment matches the leaf
+                            continue
+                        bulk.score(collector.getLeafCollector(ctx), accept)
+                    payloads.append(self._json.writeValueAsString(collector.topDocs()))
+            finally:
+                for seg, accept in bits:
+                    if accept is self._shared_bits.get(seg):
+                        accept.clear(0, self._segments[seg][2])
+        return [self._matched_scores(payload, docs) for payload in payloads]
+
+    def _accept_bits(self, seg: int, local: np.ndarray):
+        """A ``FixedBitSet`` of ``local`` docs of segment ``seg``.  Few documents are set one
+        call each on a bit set kept per segment (cleared after use); many cross as the
+        backing array (one call, but ``maxDoc / 64`` words converted)."""
+        max_doc = self._segments[seg][2]
+        if len(local) * 64 * _SET_CALL_WORDS >= max_doc:
+            return self._bitset_cls(_bitset_words(local, max_doc), max_doc)
+        shared = self._shared_bits.get(seg)
+        if shared is None:
+            shared = self._shared_bits[seg] = self._bitset_cls(max_doc)
+        for d in local.tolist():
+            shared.set(d)
+        return shared
+
+    def score_listed(self, texts: list[str], hits: LeafHits) -> list[np.ndarray]:
+        """:meth:`score` of ``hits.docs[start:]`` on each of ``texts``, where ``hits.listed``
+        is ``(start, TopDocs)`` from this scorer: three Java calls per leaf, no bit set.
+
+        ``QueryRescorer.rescore`` advances the leaf's own scorer to each listed
+        document and stores ``first + w * leaf`` (in double, then float32).  With
+        ``w = 2^100`` the first-pass score (< 2^27) vanishes below half a unit in
+        the last place, so a matching document gets exactly ``2^100 * leaf`` (a
+        float32 times a power of 2) and ``leaf`` comes back bit for bit; one the
+        leaf does not match keeps its small first-pass score and scores 0.  The
+        listed scores are left at 0 or their first-pass values (not restored).
+        """
+        start, top = hits.listed
+        docs = hits.docs[start:]
+        if len(docs) == 0:
+            return [np.zeros(0, dtype=np.float32) for _ in texts]
+        payloads = []
+        with jvm_lock:
+            for text in texts:
+                query = self.query(text)
+                rescored = self._rescorer.rescore(self._searcher, top, query, _RESCORE_WEIGHT, len(docs))
+                payloads.append(self._json.writeValueAsString(rescored))
+                # The rescorer writes into the listed ScoreDoc objects: subtract the same
+                # product again (exactly 0) so that the next leaf starts from small scores.
+                self._rescorer.rescore(self._searcher, top, query, -_RESCORE_WEIGHT, len(docs))
+        out = []
+        for payload in payloads:
+            score_docs = json.loads(payload)["scoreDocs"]
+            found = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs))
+            values = np.array([sd["score"] for sd in score_docs], dtype=np.float64)
+            matched = values >= _RESCORE_WEIGHT * 2.0**-40  # BM25 > 1e-12 when matched; first pass < 2^27
+            scores = np.where(matched, values / _RESCORE_WEIGHT, 0.0).astype(np.float32)
+            order = np.argsort(found)
+            out.append(scores[order[np.searchsorted(found[order], docs)]])
+        return out
+
+    def first_hits(self, texts: list[str], k: int, matching: bool) -> LeafHits:
+        """:meth:`first_docs` as a :class:`LeafHits` (scores 0) that :meth:`score_listed` can score."""
+        with jvm_lock:
+            builder = self._boolean()
+            if matching:
+                inner = self._boolean()
+                for text in texts:
+                    inner.add(self.query(text), self._occur.SHOULD)
+                builder.add(inner.build(), self._occur.FILTER)
+            else:
+                builder.add(self._match_all, self._occur.FILTER)
+                for text in texts:
+                    builder.add(self.query(text), self._occur.MUST_NOT)
+            top = self._searcher.search(builder.build(), int(k))
+            payload = self._json.writeValueAsString(top)
+        score_docs = json.loads(payload)["scoreDocs"]
+        docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs))
+        return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < int(k), listed=(0, top))
+
+    @staticmethod
+    def _matched_scores(payload: str, docs: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(docs), dtype=np.float32)
         matched = json.loads(payload)["scoreDocs"]
         if matched:
             found = np.fromiter((sd["doc"] for sd in matched), dtype=np.int64, count=len(matched))
             values = np.array([sd["score"] for sd in matched], dtype=np.float32)
             order = np.argsort(found)
-            pos = np.searchsorted(found[order], docs)
-            pos = np.minimum(pos, len(found) - 1)
+            pos = np.minimum(np.searchsorted(found[order], docs), len(found) - 1)
             hit = found[order[pos]] == docs
             out[hit] = values[order[pos[hit]]]
         return out
@@ -229,20 +390,7 @@ class LuceneLeafScorer(LeafRetriever):
         score is equal, so the top-k collector keeps the lowest docids and
         stops early.
         """
-        with jvm_lock:
-            builder = self._boolean()
-            if matching:
-                inner = self._boolean()
-                for text in texts:
-                    inner.add(self.query(text), self._occur.SHOULD)
-                builder.add(inner.build(), self._occur.FILTER)
-            else:
-                builder.add(self._match_all, self._occur.FILTER)
-                for text in texts:
-                    builder.add(self.query(text), self._occur.MUST_NOT)
-            payload = self._json.writeValueAsString(self._searcher.search(builder.build(), int(k)))
-        score_docs = json.loads(payload)["scoreDocs"]
-        return np.sort(np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs)))
+        return np.sort(self.first_hits(texts, k, matching).docs)
 
     def explain(self, text: str, doc: int) -> float:
         """Lucene's explanation value for one document (a slow, independent check)."""

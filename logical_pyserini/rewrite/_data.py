@@ -86,6 +86,8 @@ class RuleData:
     singular_irregular: dict[str, str]
     singular_suffixes: tuple[tuple[str, str], ...]
     statement_prefix: re.Pattern
+    #: Statement for a leaf no phrasing template covers ("history"), given the query's head noun ("museum").
+    context_statement: str = ""
 
     def mask(self, text: str) -> str:
         """Hide connectives inside protected names ("Trinidad and Tobago")."""
@@ -256,6 +258,7 @@ def parse_rules(data: dict) -> RuleData:
             macros,
             "statement_prefixes",
         ),
+        context_statement=str(data.get("context_statement", "")),
     )
 
 

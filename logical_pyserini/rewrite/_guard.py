@@ -37,7 +37,8 @@ from importlib import resources
 from ..query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite"]
+__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite", "missing_operators",
+           "scope_trailing_exclusion"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -61,6 +62,7 @@ class _Cues:
     max_scope_words: int
     reliable_max_words: int
     version: str
+    disjunction: tuple[tuple[str, ...], ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +78,57 @@ def _cues() -> _Cues:
                  frozenset(data["stopwords"]) | frozenset(data["filler"]), seqs("list_words"),
                  frozenset(data["sentence_starts"]),
                  int(data["max_constraint_words"]),
-                 int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"])
+                 int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
+                 seqs("disjunction"))
+
+
+def missing_operators(question: str, tree: Node) -> list[str]:
+    """Operators the question's wording asks for that ``tree`` lacks: ``"OR"`` for "or" / "either", ``"NOT"``
+    for an exclusion cue ("except", "not", "without", "neither" ...).
+
+    A model rewrite with such a gap gets a repair round that names it
+    ("Museums in Vienna or Copenhagen except ..." rewritten with AND only).
+    """
+    cues = _cues()
+    tokens = _words(question)
+    text = str(tree)
+    has = {op: bool(re.search(rf"(?<![\w\"]){op}(?![\w\"])", _QUOTED_TEXT.sub(" ", text))) for op in ("OR", "NOT")}
+    asked = {"OR": False, "NOT": False}
+    for i in range(len(tokens)):
+        asked["OR"] = asked["OR"] or bool(_match(tokens, i, cues.disjunction))
+        asked["NOT"] = asked["NOT"] or bool(_match(tokens, i, cues.strong) or _match(tokens, i, cues.weak))
+    return [op for op in ("OR", "NOT") if asked[op] and not has[op]]
+
+
+def scope_trailing_exclusion(question: str, tree: Node) -> Node:
+    """``A OR (B AND NOT C)`` -> ``(A OR B) AND NOT C`` when the question states the exclusion after its last
+    alternative ("museums in Vienna or Copenhagen except history museums").
+
+    NOT binds tighter than AND and AND tighter than OR, so a model that
+    writes the three parts in the question's order without parentheses
+    excludes C from the last alternative only; in English a trailing
+    exclusion covers the whole list.  Anything else comes back unchanged.
+    """
+    from ..query import Or
+
+    if not isinstance(tree, Or) or not isinstance(tree.children[-1], And):
+        return tree
+    last = tree.children[-1].children
+    nots = tuple(c for c in last if isinstance(c, Not))
+    rest = tuple(c for c in last if not isinstance(c, Not))
+    if not nots or not rest or any("NOT" in str(c) for c in tree.children[:-1]):
+        return tree
+    cues = _cues()
+    tokens = _words(question)
+    ors = [i for i in range(len(tokens)) if _match(tokens, i, cues.disjunction)]
+    exclusions = [i for i in range(len(tokens)) if _match(tokens, i, cues.strong) or _match(tokens, i, cues.weak)]
+    if not ors or not exclusions or min(exclusions) < max(ors):
+        return tree
+    branch = rest[0] if len(rest) == 1 else And(rest)
+    return And((Or(tree.children[:-1] + (branch,)), *nots))
+
+
+_QUOTED_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def _words(text: str) -> list[str]:

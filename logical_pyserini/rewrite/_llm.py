@@ -8,6 +8,8 @@ import logging
 from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
+from ..query import Node
+from ._guard import missing_operators, scope_trailing_exclusion
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -86,23 +88,34 @@ class LLMRewriter:
         (``"museums in Porto"`` -> ``"{x} is a museum in Porto"``, from the
         phrasing templates of ``rules.json``): what the OrLog oracle is asked.
         """
-        check = lambda answer: validate_query(answer, question, max_leaves=self.max_leaves)  # noqa: E731
+        def check(answer: str, first: bool) -> Node:
+            tree = validate_query(answer, question, max_leaves=self.max_leaves)
+            gaps = missing_operators(question, tree) if first else []
+            if gaps:  # only the first answer: a repaired one that still lacks them is taken as the model's reading
+                cue = {"OR": '"or"', "NOT": 'an exclusion ("not", "except", "without", ...)'}
+                raise RewriteError(" and ".join(f"the request says {cue[op]} but the query has no {op}"
+                                                for op in gaps))
+            return tree
+
         tree, source, tokens = self._ask(self.prompt, question, check)
         if tree is None:
             tree = self.fallback.tree(question)
+        else:
+            tree = scope_trailing_exclusion(question, tree)
         decomposition = Decomposition.from_tree(tree, question, source)
         decomposition = dataclasses.replace(decomposition, parse_tokens=tokens)
         return Rewrite(question, str(tree), tree, source, decomposition)
 
     def decompose(self, question: str) -> Decomposition:
         """Atoms (the model's own predicates and search phrases) and formula as JSON, else from the rules."""
-        check = lambda answer: validate_decomposition(answer, question, max_atoms=self.max_leaves)  # noqa: E731
+        check = lambda answer, first: validate_decomposition(answer, question, max_atoms=self.max_leaves)  # noqa: E731
         parts, source, tokens = self._ask(self.decompose_prompt, question, check)
         if parts is None:
             return Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
         return Decomposition(question, *parts, source=source, parse_tokens=tokens)
 
-    def _ask(self, prompt: dict[str, Any], question: str, check: Callable[[str], T]) -> tuple[T | None, str, int]:
+    def _ask(self, prompt: dict[str, Any], question: str,
+             check: Callable[[str, bool], T]) -> tuple[T | None, str, int]:
         """``(value, source, tokens spent)``; value None means "use the fallback"."""
         from ..models import ModelError
 
@@ -121,7 +134,7 @@ class LLMRewriter:
             self.stats["parse_tokens"] += reply.prompt_tokens + reply.generated_tokens
             answer = reply.text.strip()
             try:
-                value = check(answer)
+                value = check(answer, source == "llm")
             except RewriteError as error:
                 log.info("invalid %s answer for %r: %s", source, question, error)
                 # One repair turn: the model sees its answer and what is wrong with it.

@@ -10,7 +10,7 @@ import re
 
 from ._data import RuleData, load_rules
 
-__all__ = ["leaf_for", "singular", "statement_for"]
+__all__ = ["head_noun", "leaf_for", "singular", "statement_for"]
 
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 _ARTICLE = re.compile(r"\{article\}\s+(\S)")
@@ -29,17 +29,37 @@ def singular(word: str, data: RuleData | None = None) -> str:
     return word
 
 
-def statement_for(leaf: str, data: RuleData | None = None) -> str:
+def head_noun(leaves: list[str], data: RuleData | None = None) -> str | None:
+    """The first head noun (``rules.json`` ``heads``) in ``leaves``, singular: ``["archaeology museums", "art"]``
+    -> ``"museum"``."""
+    data = data or load_rules()
+    for leaf in leaves:
+        for word in re.findall(r"[^\W\d_]+", leaf):
+            if word.lower() in data.heads:
+                return singular(word, data).lower()
+    return None
+
+
+def statement_for(leaf: str, data: RuleData | None = None, head: str | None = None) -> str:
     """A statement with an ``{x}`` placeholder that holds when ``{x}`` matches the leaf.
+
+    ``head`` (the query's head noun) serves a leaf that no phrasing template
+    covers: a bare ``"history"`` beside ``"archaeology museums"`` becomes
+    ``"{x} is a museum related to history"``, which a model can judge, where
+    ``{x} fits the description "history"`` is true of nearly anything.
 
     >>> statement_for("1990s comedy films")
     '{x} is a 1990s comedy film'
+    >>> statement_for("history", head="museum")
+    '{x} is a museum related to history'
     """
     data = data or load_rules()
-    for pattern, template in data.statements:
+    for k, (pattern, template) in enumerate(data.statements):
         match = pattern.fullmatch(leaf)
         if match is None:
             continue
+        if k == len(data.statements) - 1 and head and data.context_statement:  # the catch-all
+            template = data.context_statement.replace("{head}", head)
         groups = {k: v or "" for k, v in match.groupdict().items()}
         groups["leaf"] = leaf
 

@@ -137,14 +137,15 @@ class Decomposition:
         (``"1990s comedy films"`` -> ``"{x} is a 1990s comedy film"``).
         Retriever prefixes on leaves are not kept.
         """
-        from ._statements import statement_for  # late: the rule data loads on first use
+        from ._statements import head_noun, statement_for  # late: the rule data loads on first use
 
         terms = distinct_terms(node)
         index = {t.key[0]: i for i, t in enumerate(terms)}
         formula = map_terms(node, lambda t: Term(str(index[t.key[0]])))
+        head = head_noun([t.text for t in terms])
         return cls(
             question,
-            tuple(statement_for(t.text) for t in terms),
+            tuple(statement_for(t.text, head=head) for t in terms),
             tuple(t.text for t in terms),
             render_formula(formula),
             source,

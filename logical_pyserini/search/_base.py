@@ -82,6 +82,44 @@ class RetrieverBackend:
     def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
         return self.retrievers[self.retriever(term)].score(term.text, docs)
 
+    def score_many(self, terms: list[Term], docs: np.ndarray) -> list[np.ndarray]:
+        """:meth:`score` of several leaves for the same documents (one pass where the retriever can)."""
+        retrievers = {self.retriever(t) for t in terms}
+        many = getattr(self.retrievers[retrievers.pop()], "score_many", None) if len(retrievers) == 1 else None
+        if many is None:
+            return [self.score(t, docs) for t in terms]
+        return many([t.text for t in terms], docs)
+
+    def bound_query_ready(self, tree: Node) -> bool:
+        """Whether the leaves of ``tree`` go to one retriever that ranks a
+        :class:`~logical_pyserini.compose.BoundQuery` (``bound_search``) and
+        normalises plain retrieval scores (not fused, no clipping)."""
+        names = {self.retriever(t) for t in distinct_terms(tree)}
+        if len(names) != 1:
+            return False
+        name = names.pop()
+        cls = get_retriever(name)
+        return hasattr(self.retrievers[name], "bound_search") and not cls.fused and not cls.clip_negative
+
+    def bound_search(self, spec, k: int, after: LeafHits | None = None) -> LeafHits:
+        return self.retrievers[self.retriever(spec.terms()[0])].bound_search(spec, k, after)
+
+    def score_listed(self, terms: list[Term], hits: LeafHits) -> list[np.ndarray] | None:
+        """Exact scores of the documents ``hits`` added last (see ``LuceneLeafScorer.score_listed``),
+        or None when the retriever cannot score its own lists."""
+        retrievers = {self.retriever(t) for t in terms}
+        retriever = self.retrievers[retrievers.pop()] if len(retrievers) == 1 else None
+        if hits.listed is None or not hasattr(retriever, "score_listed"):
+            return None
+        return retriever.score_listed([t.text for t in terms], hits)
+
+    def first_hits(self, terms: list[Term], k: int, matching: bool) -> LeafHits:
+        retriever = self.retrievers[self.retriever(terms[0])]
+        if hasattr(retriever, "first_hits"):
+            return retriever.first_hits([t.text for t in terms], k, matching)
+        docs = retriever.first_docs([t.text for t in terms], k, matching)
+        return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
+
     def components(self, term: Term, docs: np.ndarray) -> dict[str, float] | None:
         components = getattr(self.retrievers[self.retriever(term)], "components", None)
         return components(term.text, docs) if components else None

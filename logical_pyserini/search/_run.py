@@ -87,6 +87,7 @@ class SearchConfig:
     install_model: bool = False
     llm_concurrency: int = 4
     device: str | None = None
+    model_dtype: str | None = None
     base_url: str | None = None
     api_key: str | None = None
     rerank: str | None = None

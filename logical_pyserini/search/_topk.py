@@ -6,7 +6,20 @@ its exact score on every leaf, the tree combines them, and the answer is the
 backend's document order (Lucene internal docid).  :func:`topk` returns the
 same list while touching only the few documents that can still qualify.
 
-It is a threshold algorithm over the leaves' ranked lists:
+First choice, a *bound query* (:func:`~logical_pyserini.compose.bound_query`):
+when leaves are normalised linearly (``max``, ``none``), the tree has a query
+the term index ranks itself, with its own dynamic pruning, whose score is at
+least the combined score of every document it matches, while documents it
+misses combine to at most 0 (a sum of weighted leaves for OR, a product over a
+conjunction for AND, NOT factors replaced by their upper end).  Its top ``d``
+documents get exact leaf scores (one pass per leaf); once the k-th best exact
+combined score beats the ``d``-th bound score (with a margin for the index's
+float32 arithmetic), no other document can enter the top k; otherwise ``d``
+grows.  One bound search plus one exact pass per leaf answers most top-10
+queries.
+
+Otherwise (a sigmoid, AND=min, NOT-only trees) it is a threshold algorithm
+over the leaves' ranked lists:
 
 1. every distinct leaf is searched to a depth ``d`` (one backend call each);
    the documents of the *positive* leaves' lists are the candidates;
@@ -41,7 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..compose import BoundsUnavailable, Operators, compose, compose_bounds
+from ..compose import BoundsUnavailable, Operators, bound_query, compose, compose_bounds
 from ..query import Node, distinct_terms, positive_terms
 from ..retrieve import LeafHits
 from ._pipeline import LeafBackend, Pool
@@ -56,6 +69,13 @@ __all__ = ["TopKStats", "supports_topk", "topk"]
 _MIN_DEPTH = 200
 _NEG_DEPTH = 20
 _GROWTH = 8
+# Bound query: first depth k + max(k / 4, 20), then 4x deeper per round.
+_BOUND_EXTRA = 20
+_BOUND_GROWTH = 4
+# The index computes bound scores in float32 (boosts, sums, products: relative
+# error about 1e-7 per operation, all terms >= 0), the exact scores are float64:
+# a document's exact score is at most its bound score times (1 + margin).
+_BOUND_MARGIN = 1e-5
 
 
 @dataclass
@@ -138,11 +158,14 @@ class _Leaf:
         """Exact raw scores of ``docs`` (one backend call)."""
         if len(docs) == 0:
             return
-        values = np.asarray(backend.score(self.term, docs), dtype=np.float64)
+        self.add(docs, backend.score(self.term, docs))
         stats.scorings += 1
         stats.scored_docs += len(docs)
+
+    def add(self, docs: np.ndarray, values) -> None:
+        """Record exact raw scores."""
         self.probed_docs = np.concatenate([self.probed_docs, docs])
-        self.probed_vals = np.concatenate([self.probed_vals, values])
+        self.probed_vals = np.concatenate([self.probed_vals, np.asarray(values, dtype=np.float64)])
 
 
 def topk(
@@ -152,6 +175,7 @@ def topk(
     normalizer,
     k: int,
     stats: TopKStats | None = None,
+    bound_queries: bool = True,
 ) -> Pool:
     """The exact top ``k`` of ``tree`` over the whole collection.
 
@@ -170,6 +194,9 @@ def topk(
         Number of hits.
     stats : TopKStats, optional
         Filled with what the call did.
+    bound_queries : bool
+        Try a bound query first where the backend ranks one (default); False
+        runs the threshold loop over leaf lists only (tests compare both).
 
     Returns
     -------
@@ -178,7 +205,7 @@ def topk(
         :meth:`Pool.ranking` gives the answer.  A document is *returned* when
         it matches a positive leaf or scores above 0 (see :func:`exhaustive`).
     """
-    search = _TopK(tree, backend, operators, normalizer, k, stats)
+    search = _TopK(tree, backend, operators, normalizer, k, stats, bound_queries)
     try:
         return search.run()
     except BoundsUnavailable as exc:
@@ -190,8 +217,9 @@ def topk(
 class _TopK:
     """State of one :func:`topk` call."""
 
-    def __init__(self, tree, backend, operators, normalizer, k, stats):
+    def __init__(self, tree, backend, operators, normalizer, k, stats, bound_queries=True):
         self.tree, self.backend, self.operators, self.normalizer = tree, backend, operators, normalizer
+        self.bound_queries = bound_queries
         self.k = max(1, int(k))
         self.stats = stats if stats is not None else TopKStats()
         self.num_docs = int(backend.num_docs)
@@ -208,6 +236,10 @@ class _TopK:
         k, num_docs = self.k, self.num_docs
         if num_docs == 0:
             return Pool(self.tree, np.zeros(0, dtype=np.int64), {}, {}, np.zeros(0), np.zeros(0, dtype=bool))
+        if self.bound_queries:
+            pool = self.run_bound_query()
+            if pool is not None:
+                return pool
         depth = min(max(k, _MIN_DEPTH), num_docs)
         for leaf in self.leaves:
             leaf.fetch(self.backend, depth if leaf.positive else min(max(k, _NEG_DEPTH), num_docs),
@@ -237,6 +269,44 @@ class _TopK:
             for leaf in deeper:
                 leaf.fetch(self.backend, depth, num_docs, self.stats)
 
+    def run_bound_query(self) -> Pool | None:
+        """The answer from a bound query's top documents (None when the tree has none)."""
+        ready = getattr(self.backend, "bound_query_ready", None)
+        method = getattr(getattr(self.normalizer, "normalizer", self.normalizer), "method", None)
+        if ready is None or method not in ("max", "none") or not ready(self.tree):
+            return None
+        for leaf in self.leaves:  # every leaf's maximum (cached by the backend)
+            leaf.fetch(self.backend, 1, self.num_docs, self.stats)
+        scale, top = {}, {}
+        for leaf in self.leaves:
+            m = leaf.hits.max
+            scale[leaf.term.key] = (1.0 / m if m > 0 else 0.0) if method == "max" else 1.0
+            top[leaf.term.key] = float(self.norm(leaf, [max(m, self.floor)])[0])
+        spec = bound_query(self.tree, self.operators, scale, top)
+        if spec is None:
+            return None
+        self.stats.path = "bound-query"
+        k, want, hits = self.k, self.k + max(self.k // 4, _BOUND_EXTRA), None
+        while True:
+            want = min(want, self.num_docs)
+            hits = self.backend.bound_search(spec, want, hits)
+            self.stats.rounds += 1
+            self.stats.searches += 1
+            self.stats.max_depth = max(self.stats.max_depth, want)
+            docs = np.unique(hits.docs)
+            self.probe(docs, hits)
+            pool = _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
+            if hits.complete or len(hits.docs) >= self.num_docs:
+                break  # every document the bound query matches is scored; the others score <= 0
+            last = float(hits.scores[-1])
+            if _kth(pool.combined, k) > last * (1.0 + _BOUND_MARGIN):
+                break  # no document below the d-th bound score can reach the k-th exact score
+            want *= _BOUND_GROWTH
+        # (fillers: ``finish`` lists matching documents by docid unless every positive list is complete)
+        lists = [leaf.hits.docs for leaf in self.positive]
+        self.cands = np.unique(np.concatenate(lists)) if lists else np.zeros(0, dtype=np.int64)
+        return self.finish(docs, pool)
+
     def unseen_bound(self) -> float:
         """Upper bound of any document in no positive list."""
         lo, hi = {}, {}
@@ -258,12 +328,39 @@ class _TopK:
         """Candidates that can still be in the top k."""
         return self.cands[~_excluded(self.upper, self.theta)]
 
-    def probe(self, docs: np.ndarray) -> None:
-        """Exact scores of ``docs`` on every leaf that does not know them yet."""
+    def probe(self, docs: np.ndarray, listed: LeafHits | None = None) -> None:
+        """Exact scores of ``docs`` on every leaf that does not know them yet (one pass
+        over all of them where the backend scores several leaves at once).
+
+        ``listed``: hits from the backend whose last-added documents include the
+        missing ones; a backend that scores its own lists does so without
+        sending document ids back (two Java calls per leaf for Lucene).
+        """
+        if listed is not None and listed.listed is not None and hasattr(self.backend, "score_listed"):
+            new = listed.docs[listed.listed[0]:]
+            values = self.backend.score_listed([leaf.term for leaf in self.leaves], listed)
+            if values is not None:
+                for leaf, vals in zip(self.leaves, values):
+                    leaf.add(new, vals)
+                self.stats.scorings += len(self.leaves)
+                self.stats.scored_docs += len(new) * len(self.leaves)
+        missing = {}
         for leaf in self.leaves:
             mask, _ = leaf.known(docs, self.floor)
             if not mask.all():
-                leaf.probe(self.backend, docs[~mask], self.stats)
+                missing[leaf] = docs[~mask]
+        if not missing:
+            return
+        if not hasattr(self.backend, "score_many"):
+            for leaf, todo in missing.items():
+                leaf.probe(self.backend, todo, self.stats)
+            return
+        todo = np.unique(np.concatenate(list(missing.values())))
+        values = self.backend.score_many([leaf.term for leaf in missing], todo)
+        for leaf, vals in zip(missing, values):
+            leaf.add(todo, vals)
+        self.stats.scorings += len(missing)
+        self.stats.scored_docs += len(todo) * len(missing)
 
     def unmatched_step(self, ub_unseen: float) -> Pool:
         """Every positive list is complete, yet documents in none of them may still
@@ -281,19 +378,26 @@ class _TopK:
         span = np.setdiff1d(np.arange(end, dtype=np.int64), self.cands, assume_unique=True)
         return self.finish(np.union1d(self.open_docs(), span))
 
-    def finish(self, docs: np.ndarray) -> Pool:
-        """Exact scores for ``docs``; when fewer than k of them score above 0, the
-        top k is filled with 0-scored documents that match a positive leaf, by docid."""
-        self.probe(docs)
-        pool = _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
+    def finish(self, docs: np.ndarray, pool: Pool | None = None) -> Pool:
+        """Exact scores for ``docs`` (``pool``, when already computed); when fewer than k
+        of them score above 0, the top k is filled with 0-scored documents that match a
+        positive leaf, by docid."""
+        if pool is None:
+            self.probe(docs)
+            pool = _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
         n_pos = int((pool.combined > 0).sum())
         if n_pos >= self.k or not self.positive:
             return pool
         # Every document outside ``docs`` scores <= 0 here; fillers must score exactly 0.
         if self.score_range()[0] < 0:
             raise BoundsUnavailable("scores can be negative, so 0-scored fillers are not the next best")
+        listed = None
         if all(leaf.complete for leaf in self.positive):
             fill = self.cands[: self.k]  # the candidates are every matching document, in docid order
+        elif hasattr(self.backend, "first_hits"):
+            listed = self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True)
+            fill = np.sort(listed.docs)
+            self.stats.docid_calls += 1
         else:
             fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
                               dtype=np.int64)
@@ -302,7 +406,7 @@ class _TopK:
         if len(fill) == 0:
             return pool
         docs = np.union1d(docs, fill)
-        self.probe(docs)
+        self.probe(docs, listed)
         return _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
 
     def score_range(self) -> tuple[float, float]:
