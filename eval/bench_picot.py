@@ -14,6 +14,7 @@ Results go to ``eval/results/picot_symbolic.md`` and ``eval/results/picot_llm*.m
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval._common import base_parser, command, header, log, md_table, today, write_lines  # noqa: E402
 from logical_pyserini._io import atomic_write_text  # noqa: E402
+
+
+MACHINE = "2 CPU cores shared with other jobs (no AMX)"
 
 
 def _fmt(m: dict, scale: float = 100.0) -> str:
@@ -162,7 +166,7 @@ def cmd_llm(args) -> None:
         atomic_write_text(save / f"{stem}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         (save / f"{stem}.jsonl.partial").unlink(missing_ok=True)
     report(save, f"π-CoT vs baselines on {name} ({args.llm}, CPU)", dataset == "phantomwiki",
-           Path(args.results) / f"picot_llm_{dsname}.md")
+           Path(args.results) / f"picot_llm_{dsname}.md", f"{MACHINE}, load average {os.getloadavg()[0]:.1f} at the end")
 
 
 def _saved_rows(folder: Path, stem: str) -> list[dict]:
@@ -180,8 +184,14 @@ def _saved_rows(folder: Path, stem: str) -> list[dict]:
     return list(rows.values())
 
 
-def report(folder: Path, title: str, by_hops: bool, out: Path) -> None:
+def report(folder: Path, title: str, by_hops: bool, out: Path, machine: str = MACHINE) -> None:
     """One table over every method run saved in ``folder`` (runs may come from parallel processes)."""
+    write_lines(out, [f"# {title}", "", f"Date: {today()}; machine: {machine}.", ""] + section(folder, by_hops))
+    log(f"wrote {out}")
+
+
+def section(folder: Path, by_hops: bool) -> list[str]:
+    """Markdown for the method runs saved in ``folder``: commands, table, paired tests, F1 by hops."""
     from logical_pyserini.picot import compare, summarize
 
     runs, metas = {}, {}
@@ -197,9 +207,11 @@ def report(folder: Path, title: str, by_hops: bool, out: Path) -> None:
         table.append([spec, s["n"], _fmt(s["em"]), _fmt(s["f1"]),
                       f"{s['retriever_calls']['mean']:.2f} ± {s['retriever_calls']['se']:.2f}",
                       f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"]])
-    lines = [f"# {title}", "", f"Date: {today()}; machine: 2 shared CPU cores (load average 10-20 during the runs).", ""]
-    lines += ["Commands (one per method; methods may run in parallel processes):", ""]
-    lines += [f"- `{m['command']}` — {m['note']}" for m in metas.values()]
+    lines = ["Commands (one per method; methods may run in parallel processes):", ""]
+    by_command: dict[tuple, list[str]] = {}
+    for spec, m in metas.items():  # one process may run several methods: list its command once
+        by_command.setdefault((m["command"], m["note"]), []).append(spec)
+    lines += [f"- {', '.join(specs)}: `{cmd}` — {note}" for (cmd, note), specs in by_command.items()]
     lines += ["", "Same model and retriever for every method; `@incontext` = the question's own passages (PhantomWiki: "
               "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
               "calls and seconds per question (s/q on a heavily shared machine: compare within this table only).", ""]
@@ -218,12 +230,18 @@ def report(folder: Path, title: str, by_hops: bool, out: Path) -> None:
                           [[spec] + [f"{summarize(rows)['by_hops'][str(h)]['f1']['mean'] * 100:.0f}"
                                      if str(h) in summarize(rows)["by_hops"] else "" for h in hops]
                            for spec, rows in runs.items()])
-    write_lines(out, lines)
-    log(f"wrote {out}")
+    return lines
 
 
 def cmd_report(args) -> None:
-    report(Path(args.runs), args.title, args.by_hops, Path(args.output))
+    """One file with a section per saved-runs folder (``--runs DIR ... --titles T ...``)."""
+    if len(args.titles) != len(args.runs):
+        raise SystemExit("report: give one --titles entry per --runs folder")
+    lines = [f"# {args.title}", "", f"Date: {today()}; machine: {args.machine}.", ""] + list(args.preamble or [])
+    for folder, title in zip(args.runs, args.titles):
+        lines += ["", f"## {title}", ""] + section(Path(folder), args.by_hops)
+    write_lines(Path(args.output), lines)
+    log(f"wrote {args.output}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -263,8 +281,11 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=cmd_llm)
     r = sub.add_parser("report", help="rewrite a table from saved runs")
-    r.add_argument("--runs", required=True)
+    r.add_argument("--runs", nargs="+", required=True, help="saved-runs folders (--save-runs of llm)")
+    r.add_argument("--titles", nargs="+", required=True, help="one section title per folder")
     r.add_argument("--title", required=True)
+    r.add_argument("--machine", default=MACHINE)
+    r.add_argument("--preamble", nargs="*", help="paragraphs placed under the title")
     r.add_argument("--by-hops", action="store_true")
     r.add_argument("--output", required=True)
     r.set_defaults(func=cmd_report)

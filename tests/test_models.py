@@ -337,3 +337,18 @@ def test_int8_quantised_model_scores_close_to_float_under_its_own_id(tiny, tmp_p
     assert lm.id.endswith("@int8")
     with pytest.raises(ModelError, match="unknown dtype"):
         TransformersModel(tmp_path / "m", dtype="int4", device="cpu")
+
+
+def test_model_dtype_flag_reaches_the_loader(tiny, tmp_path):
+    import argparse
+
+    from logical_pyserini.models import add_model_arguments, model_from_args
+
+    model, tok = tiny
+    model.save_pretrained(tmp_path / "m")
+    tok.save_pretrained(tmp_path / "m")
+    parser = add_model_arguments(argparse.ArgumentParser())
+    args = parser.parse_args(["--model", str(tmp_path / "m"), "--model-dtype", "int8", "--device", "cpu"])
+    assert model_from_args(args).id.endswith("@int8")
+    with pytest.raises(SystemExit):  # argparse names the choices
+        parser.parse_args(["--model-dtype", "int4"])

@@ -211,14 +211,13 @@ def test_answer_set_and_token_scores():
     assert (t["wins"], t["losses"], t["ties"]) == (6, 0, 0) and t["sign_p"] == pytest.approx(2 / 64)
 
 
-def test_sign_test_is_exact_and_drops_ties():
-    from logical_pyserini.picot import paired_test, sign_test
+def test_paired_test_reports_the_sign_test_over_untied_questions():
+    from logical_pyserini.picot import paired_test
 
-    assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == 1.0
-    assert sign_test(5, 0) == pytest.approx(2 / 32) and sign_test(0, 5) == sign_test(5, 0)
-    assert sign_test(9, 1) == pytest.approx(2 * 11 / 1024)
-    t = paired_test([1, 0.5, 0, 1], [0, 0.5, 0, 0.2])
-    assert (t["wins"], t["losses"], t["ties"]) == (2, 0, 2) and t["sign_p"] == pytest.approx(0.5)
+    t = paired_test([1, 0.5, 0, 1, 0], [0, 0.5, 0, 0.2, 1])
+    assert (t["n"], t["wins"], t["losses"], t["ties"]) == (5, 2, 1, 2) and t["sign_p"] == pytest.approx(1.0)
+    t = paired_test([1] * 9 + [0], [0] * 9 + [1])
+    assert (t["wins"], t["losses"]) == (9, 1) and t["sign_p"] == pytest.approx(2 * 11 / 1024)
 
 
 def test_plan_and_answer_parsing():
@@ -358,3 +357,30 @@ def test_in_context_setting_reads_the_whole_universe(engine):
     assert all(r["error"] is None for r in rows)
     assert sum(r["em"] for r in rows) >= 9
     assert all(len(step_call["docs"]) == 12 for r in rows for s in r["trajectory"] for step_call in s["calls"])
+
+
+def test_bench_report_reads_finished_and_cut_short_runs(tmp_path):
+    """eval/bench_picot.py: rows of a finished run and of a cut-short one (torn last line) are both
+    read back, and the report pairs the methods over the questions they share."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_picot", Path(__file__).parents[1] / "eval" / "bench_picot.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def row(qid, hops, f1):
+        return {"qid": qid, "hops": hops, "em": float(f1 == 1), "f1": f1, "retriever_calls": 2, "model_calls": 3,
+                "seconds": 1.0, "prediction": ["x"], "gold": ["x"]}
+
+    for stem, cmd in (("picot", "python eval/bench_picot.py llm --methods picot rag"),
+                      ("rag", "python eval/bench_picot.py llm --methods picot rag")):
+        (tmp_path / f"{stem}.meta.json").write_text(json.dumps({"spec": stem, "command": cmd, "note": "n"}))
+    (tmp_path / "picot.jsonl").write_text(json.dumps(row("a", 1, 1.0)) + "\n")
+    (tmp_path / "picot.jsonl.partial").write_text(json.dumps(row("b", 2, 1.0)) + "\n" + '{"qid": "c", "f1"')
+    (tmp_path / "rag.jsonl.partial").write_text("".join(json.dumps(row(q, h, 0.0)) + "\n"
+                                                        for q, h in (("a", 1), ("b", 2), ("c", 3))))
+    assert sorted(r["qid"] for r in bench._saved_rows(tmp_path, "picot")) == ["a", "b"]
+    text = "\n".join(bench.section(tmp_path, by_hops=True))
+    assert text.count("python eval/bench_picot.py llm") == 1                  # one process, listed once
+    assert "| picot | 2 | 100.0 ± 0.0 |" in text and "| rag | 3 | 0.0 ± 0.0 |" in text
+    assert "| picot | rag | 2 | 100.0 | 2 / 0 / 0 | 0.5 |" in text          # paired over a, b only

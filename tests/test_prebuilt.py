@@ -173,6 +173,7 @@ def test_from_prebuilt_index_is_a_lucene_searcher(cache, museum_index):
         (["--index", "msmarco-v1-passage.splade-pp-ed", "--encoder", "."],
          ["download_prebuilt_index('msmarco-v1-passage.splade-pp-ed')", "is not in the cache"]),
         (["--dense-index", "msmarco-v1-passage.splade-pp-ed"], ["impact", "--dense-index takes a Faiss index"]),
+        (["--index", "msmarco-v1-passage", "--encoder", "."], ["--encoder needs --dense-index, or an impact --index"]),
         (["--index", "msmarco-v1-passage", "--impact-index", "msmarco-v1-passage.bge-base-en-v1.5"],
          ["Faiss dense index", "--impact-index takes a Lucene impact index", "--dense-index"]),
     ],

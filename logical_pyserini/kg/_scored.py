@@ -215,8 +215,8 @@ class ScoredExecutor(Executor[np.ndarray]):
         if self.weights is None:
             return self._combine(s, relation, *self._components(s, relation))
         # The model was fitted on crisp heads, and popularity does not depend on the input: project the
-        # certain members (score 1) and the uncertain rest as two crisp sets, the latter scaled back by
-        # its best score (a two-beam version of CQD's max over intermediate entities).
+        # certain members (score 1) and the uncertain rest as two groups, each divided by its best score
+        # and the result multiplied back (a two-beam version of CQD's max over intermediate entities).
         idx = self._support(s)
         out = np.zeros(self.graph.num_entities, np.float32)
         for members in (idx[s[idx] >= 1.0], idx[s[idx] < 1.0]):

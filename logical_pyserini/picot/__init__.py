@@ -15,7 +15,7 @@ templated sentences, no model; ``llm``: the seed's chain-of-thought reader), met
 """
 
 from ._data import Question, load_multihop, load_questions
-from ._metrics import mean_se, normalize_answer, paired_test, score, set_scores, sign_test, summarize, token_scores
+from ._metrics import mean_se, normalize_answer, paired_test, score, set_scores, summarize, token_scores
 from ._prolog import Goal, KnowledgeBase, PrologEngine, PrologUnavailable, QueryError, prolog_string
 from ._readers import READERS, Reader, TemplateReader, register_reader
 from ._retrieval import InContext, LuceneRetriever, Passage, Retriever, load_corpus
@@ -29,6 +29,6 @@ __all__ = [
     "PrologUnavailable", "QueryError", "Question", "Reader", "Retriever", "RunConfig", "Schema", "SliceExecutor",
     "SliceResult", "TemplateReader",
     "compare", "load_corpus", "load_multihop", "load_questions", "mean_se", "metrics", "normalize_answer",
-    "paired_test", "phantomwiki_schema", "sign_test", "prolog_string", "register_reader", "run_questions", "score",
+    "paired_test", "phantomwiki_schema", "prolog_string", "register_reader", "run_questions", "score",
     "set_scores", "summarize", "token_scores", "validate_plan",
 ]

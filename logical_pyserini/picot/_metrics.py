@@ -13,7 +13,9 @@ import string
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
-__all__ = ["mean_se", "normalize_answer", "paired_test", "score", "sign_test", "set_scores", "summarize", "token_scores"]
+from ..eval import sign_test
+
+__all__ = ["mean_se", "normalize_answer", "paired_test", "score", "set_scores", "summarize", "token_scores"]
 
 SEP = ","
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -112,11 +114,3 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
     p = float(2 * stats.t.sf(abs(t), len(d) - 1))
     return {"n": len(d), "mean_diff": m, "t": t, "p": p, **sign}
 
-
-def sign_test(wins: int, losses: int) -> float:
-    """Exact two-sided sign-test p of ``wins`` against ``losses`` (ties dropped; 1 when there are none)."""
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(wins, losses) + 1)) / 2 ** n
-    return min(1.0, 2 * tail)

@@ -113,8 +113,6 @@ class SearchConfig:
                 return f"--{name.replace('_', '-')} must be >= 1"
         if not self.index and not self.dense_index and not searcher_given:
             return "give --index (Lucene), --dense-index (Faiss) or both"
-        if self.encoder and not self.dense_index and not self.index:
-            return "--encoder needs --dense-index (or an impact --index)"
         if self.impact and (self.dense_index or not self.index):
             return ("--impact searches one impact --index; for impact leaves next to BM25 or dense ones give the "
                     "impact index as --impact-index")
