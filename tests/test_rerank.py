@@ -435,3 +435,15 @@ def test_packaged_smollm2_gguf_if_installed():
     oracle = get_oracle(f"llm:{gguf}")
     p = oracle.plausibilities([(Entity("x", "Paris", None), "{x} is a city in France")])
     assert 0.0 < p[0] < 1.0
+
+
+def test_reasoner_counts_answers_served_by_the_model_cache(tiny_model):
+    from logical_pyserini.models import ModelCache, TransformersModel
+
+    hits = [Hit(e.docid, 3.0 - i, e.title, e.text or "") for i, e in enumerate(ENTITIES)]
+    model = TransformersModel(model=tiny_model.model, tokenizer=tiny_model.tokenizer, model_id="tiny-reasoner",
+                              cache=ModelCache())
+    reasoner = LLMReasoner(model, depth=3, max_new_tokens=2)
+    _, cold = reasoner.rerank(parse_query('"x" AND NOT "y"'), hits)
+    _, warm = reasoner.rerank(parse_query('"x" AND NOT "y"'), hits)
+    assert not cold.fallback and (cold.cache_hits, warm.cache_hits) == (0, 3)

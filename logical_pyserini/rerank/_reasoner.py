@@ -114,11 +114,14 @@ class LLMReasoner(BaseReranker):
             entities = self._entities(top, doc_text_fn, self)
             prompts = [self.prompt_for(q, e) for e in entities]
             start = time.perf_counter()
+            usage = getattr(self.model, "usage", None)  # duck-typed models may keep no counters
+            hits_before = usage["cache_hits"] if usage else 0
             answers = []
             for s in range(0, len(prompts), self.batch_size):
                 answers.extend(self.model.generate(prompts[s : s + self.batch_size], self.max_new_tokens,
                                                    version=self.prompt["version"], system=self.prompt["system"]))
             stats.oracle_seconds = time.perf_counter() - start
+            stats.cache_hits = usage["cache_hits"] - hits_before if usage else 0  # as OrLogReranker counts them
         except Exception as exc:  # noqa: BLE001 - any failure keeps the base ranking (counted)
             return self._fail(hits, stats, exc), stats
         scores = []
