@@ -35,9 +35,11 @@ if str(ROOT) not in sys.path:
 
 
 def main(argv=None) -> int:
+    from logical_pyserini.models import DTYPES
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="embedded")
-    ap.add_argument("--dtype", default="bfloat16", choices=("bfloat16", "float32", "int8"))
+    ap.add_argument("--dtype", default="bfloat16", choices=DTYPES)
     ap.add_argument("--index", default=str(ROOT / "indexes" / "demo"))
     ap.add_argument("--topics-per-template", type=int, default=1)
     ap.add_argument("--depth", type=int, default=20)
@@ -52,6 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--output", type=Path, default=ROOT / "eval" / "results" / "orlog_llm.md")
     args = ap.parse_args(argv)
 
+    from logical_pyserini._topics import read_topics
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index, llm_subset
     from logical_pyserini.eval import evaluate_runs, format_sign_tests, format_table, sign_tests
@@ -59,17 +62,13 @@ def main(argv=None) -> int:
     from logical_pyserini.query import parse_query
     from logical_pyserini.rerank import LLMOracle, LLMReasoner, OrLogQuery, OrLogReranker, searcher_doc_text_fn
     from logical_pyserini.rewrite import LLMRewriter
-    from logical_pyserini.search import LogicalLuceneSearcher
+    from logical_pyserini.search import LogicalLuceneSearcher, open_run_writer
 
     data = Path(DEMO_DIR)
     ensure_index(data / "corpus.jsonl", Path(args.index))
     qids = llm_subset(data, args.topics_per_template)
 
-    def read_tsv(name: str) -> dict[str, str]:
-        lines = (data / name).read_text(encoding="utf-8").splitlines()
-        return dict(line.split("\t", 1) for line in lines if line.strip())
-
-    natural, logical = read_tsv("topics.natural.tsv"), read_tsv("topics.logical.tsv")
+    natural, logical = read_topics(data / "topics.natural.tsv"), read_topics(data / "topics.logical.tsv")
     t0 = time.perf_counter()
     lm = get_model(args.model, cache=args.cache, threads=args.threads, dtype=args.dtype)
     load_s = time.perf_counter() - t0
@@ -120,8 +119,9 @@ def main(argv=None) -> int:
     paths = {}
     for i, (name, run) in enumerate(runs.items()):
         paths[name] = folder / f"run{i}.txt"
-        paths[name].write_text("".join(f"{q} Q0 {h.docid} {rank} {float(h.score):.6f} bench\n"
-                                       for q, hits in run.items() for rank, h in enumerate(hits, 1)), encoding="utf-8")
+        with open_run_writer(str(paths[name]), "trec", 100, "bench") as writer:
+            for q, hits in run.items():
+                writer.write(q, hits)
     complete = {k: v for k, v in paths.items() if len(runs[k]) == len(qids)}
     table = format_table(evaluate_runs(qrels, complete, "seed000"))
     orlog_name = f"+ OrLog(LLM), fusion {args.fusion}"

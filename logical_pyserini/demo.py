@@ -14,7 +14,9 @@ import hashlib
 import sys
 from pathlib import Path
 
+from ._topics import read_topics
 from .data import DEMO_DIR
+from .models import DTYPE_HELP, DTYPES
 
 __all__ = ["main"]
 
@@ -68,9 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="Hits reranked by OrLog(LLM) (default 20, seed 000's k; at 10 a perfect reranker of the "
                    "logical run reaches only 0.918 nDCG@10 on the LLM topics, at 20 0.964).")
     p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
-    p.add_argument("--model-dtype", default=None, choices=("bfloat16", "float32", "int8"),
-                   help="Weights of the local model (default bfloat16; int8 is ~1.9x faster on a CPU without AMX "
-                   "but less accurate).")
+    p.add_argument("--model-dtype", default=None, choices=DTYPES, help=DTYPE_HELP)
     args = p.parse_args(argv)
 
     data, runs = Path(args.data), Path(args.runs)
@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     subset = [] if args.no_llm else llm_subset(data, args.llm_topics_per_template)
     if subset:
         llm_topics = runs / "demo.llm-topics.tsv"
-        texts = dict(line.split("\t", 1) for line in Path(natural).read_text(encoding="utf-8").splitlines()
-                     if line.strip())
+        texts = read_topics(natural)
         llm_topics.write_text("".join(f"{q}\t{texts[q]}\n" for q in subset), encoding="utf-8")
         # The model's own structure (no guard), answers cached so a rerun is free.
         llm = dict(topics=str(llm_topics), rewrite="llm", rewrite_guard="off", model=args.model,

@@ -51,11 +51,12 @@ from ._fence import fence
 from ._home import home, models_dir
 from ._install import EMBEDDED, embedded_path, install, install_command, installed_models
 from ._openai import OpenAIModel, answer_probability
-from ._registry import LOADERS, SPEC_HELP, add_model_arguments, get_model, model_from_args, register_loader
+from ._registry import (DTYPE_HELP, DTYPES, LOADERS, SPEC_HELP, add_model_arguments, get_model, model_from_args,
+                        register_loader)
 from ._transformers import TransformersModel, default_device, quantize_int8, single_token_ids
 
 __all__ = [
-    "EMBEDDED", "LOADERS", "SPEC_HELP",
+    "DTYPES", "DTYPE_HELP", "EMBEDDED", "LOADERS", "SPEC_HELP",
     "Completion", "LanguageModel", "Messages", "ModelCache", "ModelError", "ModelNotInstalled", "OpenAIModel",
     "Prompt", "TransformersModel",
     "add_model_arguments", "answer_probability", "as_messages", "cache_key", "convert_gguf", "default_device",

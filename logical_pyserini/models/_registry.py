@@ -16,7 +16,7 @@ from ._base import LanguageModel
 from ._cache import ModelCache
 from ._errors import ModelError
 
-__all__ = ["DTYPES", "LOADERS", "SPEC_HELP", "add_model_arguments", "get_model", "model_from_args", "register_loader"]
+__all__ = ["DTYPES", "DTYPE_HELP", "LOADERS", "SPEC_HELP", "add_model_arguments", "get_model", "model_from_args", "register_loader"]
 
 SPEC_HELP = "embedded (default; Qwen2.5-Coder-1.5B-Instruct) | PATH (model folder or .gguf file) | openai:NAME"
 DTYPES = ("bfloat16", "float32", "int8")

@@ -387,11 +387,7 @@ class TransformersModel(LanguageModel):
 
         torch = self._torch
         past, (prev_ids, prev_cache) = None, self._prefix or ((), None)
-        n = 0
-        for a, b in zip(prev_ids, seq[:-1]):  # the last prompt token must run to give the next logits
-            if a != b:
-                break
-            n += 1
+        n = _common_length([prev_ids, seq[:-1]])  # the last prompt token must run to give the next logits
         if prev_cache is not None and n >= 16:
             past = _crop_to(copy.deepcopy(prev_cache), n)
         ids = torch.tensor([seq], dtype=torch.long, device=self.device)

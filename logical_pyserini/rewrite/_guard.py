@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
+from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite", "missing_operators",
@@ -89,15 +89,10 @@ def missing_operators(question: str, tree: Node) -> list[str]:
     A model rewrite with such a gap gets a repair round that names it
     ("Museums in Vienna or Copenhagen except ..." rewritten with AND only).
     """
-    cues = _cues()
-    tokens = _words(question)
-    text = str(tree)
-    has = {op: bool(re.search(rf"(?<![\w\"]){op}(?![\w\"])", _QUOTED_TEXT.sub(" ", text))) for op in ("OR", "NOT")}
-    asked = {"OR": False, "NOT": False}
-    for i in range(len(tokens)):
-        asked["OR"] = asked["OR"] or bool(_match(tokens, i, cues.disjunction))
-        asked["NOT"] = asked["NOT"] or bool(_match(tokens, i, cues.strong) or _match(tokens, i, cues.weak))
-    return [op for op in ("OR", "NOT") if asked[op] and not has[op]]
+    ors, exclusions = _operator_cues(question)
+    structure = shape(tree)  # leaves anonymised: a quoted "or" is not an operator
+    asked = {"OR": bool(ors), "NOT": bool(exclusions)}
+    return [op for op in ("OR", "NOT") if asked[op] and f"{op}(" not in structure]
 
 
 def scope_trailing_exclusion(question: str, tree: Node) -> Node:
@@ -109,26 +104,27 @@ def scope_trailing_exclusion(question: str, tree: Node) -> Node:
     excludes C from the last alternative only; in English a trailing
     exclusion covers the whole list.  Anything else comes back unchanged.
     """
-    from ..query import Or
-
     if not isinstance(tree, Or) or not isinstance(tree.children[-1], And):
         return tree
     last = tree.children[-1].children
     nots = tuple(c for c in last if isinstance(c, Not))
     rest = tuple(c for c in last if not isinstance(c, Not))
-    if not nots or not rest or any("NOT" in str(c) for c in tree.children[:-1]):
+    if not nots or not rest or any(count_negations(c) for c in tree.children[:-1]):
         return tree
-    cues = _cues()
-    tokens = _words(question)
-    ors = [i for i in range(len(tokens)) if _match(tokens, i, cues.disjunction)]
-    exclusions = [i for i in range(len(tokens)) if _match(tokens, i, cues.strong) or _match(tokens, i, cues.weak)]
+    ors, exclusions = _operator_cues(question)
     if not ors or not exclusions or min(exclusions) < max(ors):
         return tree
     branch = rest[0] if len(rest) == 1 else And(rest)
     return And((Or(tree.children[:-1] + (branch,)), *nots))
 
 
-_QUOTED_TEXT = re.compile(r'"(?:[^"\\]|\\.)*"')
+def _operator_cues(question: str) -> tuple[list[int], list[int]]:
+    """Token positions of the question's disjunction cues and of its exclusion cues (strong or weak)."""
+    cues = _cues()
+    tokens = _words(question)
+    ors = [i for i in range(len(tokens)) if _match(tokens, i, cues.disjunction)]
+    exclusions = [i for i in range(len(tokens)) if _match(tokens, i, cues.strong) or _match(tokens, i, cues.weak)]
+    return ors, exclusions
 
 
 def _words(text: str) -> list[str]:
