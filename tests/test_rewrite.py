@@ -693,7 +693,7 @@ def test_missing_operators(question, query, missing):
      '("museums in Vienna" OR "museums in Copenhagen" AND "museums") AND NOT "history museums"'),
     ("Operas by Verdi or Puccini", '"operas by Verdi" OR "operas by Puccini"', '"operas by Verdi" OR "operas by Puccini"'),
     # The word NOT inside a quoted leaf is not a negation of that alternative.
-    ("Books on NOT gates or on adders except textbooks", '"books on NOT gates" OR "books on adders" AND NOT "textbooks"',
+    ("Books on logic gates or on adders except textbooks", '"books on NOT gates" OR "books on adders" AND NOT "textbooks"',
      '("books on NOT gates" OR "books on adders") AND NOT "textbooks"'),
 ])
 def test_trailing_exclusion_scopes_over_the_alternatives(question, query, expected):
