@@ -59,7 +59,8 @@ TEMPLATES = [
     "{a} AND {b} AND NOT {c}", "({a} OR {b}) AND NOT {c}", "{a} AND ({b} OR {c})",
     "{a} AND {b} AND {c} AND NOT {d}", "({a} OR {b}) AND ({c} OR {d})", "{a} AND ({b} OR {c}) AND NOT {d}",
 ]
-MODES = ("plain", "exact", "pooled", "boolean")
+MODES = ("plain", "exact", "cold", "pooled", "boolean")
+METRICS = ("wall", "cpu")
 
 
 def make_corpus(path: Path, n_docs: int, seed: int = 7, vocab_size: int = 30000, length: int = 80) -> None:
@@ -105,41 +106,165 @@ def query_group(logical: str) -> tuple[int, bool]:
     return logical.count('"') // 2, "NOT" in logical
 
 
-def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
-    """Per-query median seconds of every mode, interleaved query by query; backend calls of exact search."""
+def _modes(searcher, pooled, hits: int) -> dict:
+    """Mode name -> function(logical, plain) running one search of that mode."""
     from pyserini.search.lucene import LuceneSearcher
 
-    from logical_pyserini.search import TopKStats
+    def cold(logical, plain):
+        searcher.leaves.clear_caches()  # a first-seen query: leaf queries, maxima, bound query, docids
+        return searcher.search(logical, hits)
 
-    run = {
+    return {
         "plain": lambda logical, plain: LuceneSearcher.search(searcher, plain, hits),
         "exact": lambda logical, plain: searcher.search(logical, hits),
+        "cold": cold,
         "pooled": lambda logical, plain: pooled.search(logical, hits),
         "boolean": lambda logical, plain: searcher.boolean_search(logical, hits),
     }
+
+
+def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
+    """Per-query median seconds (wall clock and this thread's CPU time) of every mode,
+    interleaved query by query; backend calls of exact search.
+
+    Thread CPU time (``time.thread_time``) includes the Java work, which runs on the
+    calling thread through JNI, but not the time the process waits for a core, so its
+    ratios survive a machine shared with other jobs; JIT and GC threads are not in it.
+    """
+    from logical_pyserini.search import TopKStats
+
+    run = _modes(searcher, pooled, hits)
     for logical, plain in queries[: min(20, len(queries))]:  # warm the JIT and caches
         for mode in MODES:
             run[mode](logical, plain)
-    times = {mode: [[] for _ in queries] for mode in MODES}
+    times = {metric: {mode: [[] for _ in queries] for mode in MODES} for metric in METRICS}
     calls = []
     for r in range(repeats):
         for i, (logical, plain) in enumerate(queries):
             for mode in MODES:
-                t0 = time.perf_counter()
+                c0, t0 = time.thread_time(), time.perf_counter()
                 run[mode](logical, plain)
-                times[mode][i].append(time.perf_counter() - t0)
+                times["wall"][mode][i].append(time.perf_counter() - t0)
+                times["cpu"][mode][i].append(time.thread_time() - c0)
             if r == 0:
                 searcher.topk_stats = TopKStats()
                 searcher.search(logical, hits)
                 calls.append(searcher.topk_stats.calls)
                 searcher.topk_stats = None
-    per_query = {mode: [statistics.median(t) for t in times[mode]] for mode in MODES}
+    per_query = {metric: {mode: [statistics.median(t) for t in times[metric][mode]] for mode in MODES}
+                 for metric in METRICS}
     return {"per_query": per_query, "calls": calls}
 
 
-def summarize(result: dict, queries, modes=MODES) -> dict:
+class _JavaCounter:
+    """Wraps a pyjnius object: counts and times (thread CPU) every call, constructor and
+    field read that crosses into Java, and wraps what comes back (``java_calls``)."""
+
+    calls = 0
+    seconds = 0.0
+
+    def __init__(self, real):
+        object.__setattr__(self, "_real", real)
+
+    @staticmethod
+    def is_java(x) -> bool:
+        import jnius
+
+        return isinstance(x, jnius.JavaClass) or (isinstance(x, type) and issubclass(x, jnius.JavaClass))
+
+    @classmethod
+    def wrap(cls, x):
+        if isinstance(x, list):  # a Java array (e.g. Pyserini's hits): each element crossed
+            _JavaCounter.calls += len(x)
+            return [cls.wrap(v) for v in x]
+        return cls(x) if cls.is_java(x) else x
+
+    @classmethod
+    def unwrap(cls, x):
+        if isinstance(x, _JavaCounter):
+            return object.__getattribute__(x, "_real")
+        if isinstance(x, (list, tuple)):
+            return type(x)(cls.unwrap(v) for v in x)
+        return x
+
+    @classmethod
+    def timed(cls, func, *args):
+        t = time.thread_time()
+        try:
+            return func(*args)
+        finally:
+            _JavaCounter.seconds += time.thread_time() - t
+            _JavaCounter.calls += 1
+
+    def __getattr__(self, name):
+        attr = getattr(object.__getattribute__(self, "_real"), name)
+        if callable(attr) and not self.is_java(attr):
+            return lambda *args: self.wrap(self.timed(attr, *self.unwrap(args)))
+        _JavaCounter.calls += 1  # a field read (e.g. ``hit.docid``)
+        return self.wrap(attr)
+
+    def __call__(self, *args):
+        return self.wrap(self.timed(object.__getattribute__(self, "_real"), *self.unwrap(args)))
+
+    def __iter__(self):
+        return (self.wrap(x) for x in object.__getattribute__(self, "_real"))
+
+    def __len__(self):
+        return len(object.__getattribute__(self, "_real"))
+
+
+def java_calls(searcher, pooled, queries, hits: int) -> dict:
+    """Per mode: mean and max Java calls per query, and the share of this thread's CPU time
+    spent inside them (the rest is Python: parsing, numpy, building queries, JSON decoding).
+
+    The Java handles a mode uses are wrapped by :class:`_JavaCounter` (results of calls too):
+    every handle of the leaf scorer for exact search, Pyserini's searcher object for plain
+    search and the Boolean peer (whose BooleanQuery building, ``retrieve.boolean_query``, is
+    not counted); the queries run untimed, and the handles are put back.
+    """
+    leaves = searcher.leaves
+    saved = {name: value for name, value in vars(leaves).items() if _JavaCounter.is_java(value)}
+    saved_segments, saved_object = leaves._segments, searcher.object
+    run = _modes(searcher, pooled, hits)
+    out = {}
+
+    def count(mode):
+        counts, java, total = [], 0.0, 0.0
+        for logical, plain in queries:
+            _JavaCounter.calls, _JavaCounter.seconds = 0, 0.0
+            t = time.thread_time()
+            run[mode](logical, plain)
+            total += time.thread_time() - t
+            counts.append(_JavaCounter.calls)
+            java += _JavaCounter.seconds
+        out[mode] = {"mean": statistics.mean(counts), "max": max(counts), "java_share": java / total if total else 0.0,
+                     "cpu_ms": total / len(queries) * 1e3, "java_ms": java / len(queries) * 1e3}
+
+    try:
+        searcher.object = _JavaCounter(saved_object)
+        count("plain")
+        count("boolean")
+        searcher.object = saved_object
+        for name, value in saved.items():
+            setattr(leaves, name, _JavaCounter(value))
+        leaves._segments = [(_JavaCounter(ctx), base, n) for ctx, base, n in saved_segments]
+        leaves.clear_caches()  # so that cached leaf queries are wrapped ones
+        count("cold")
+        for logical, plain in queries:  # fill the caches again (with wrapped objects)
+            run["exact"](logical, plain)
+        count("exact")
+    finally:
+        for name, value in saved.items():
+            setattr(leaves, name, value)
+        leaves._segments, searcher.object = saved_segments, saved_object
+        leaves._shared_bits = {}
+        leaves.clear_caches()  # cached queries hold wrapped objects
+    return {mode: out[mode] for mode in ("plain", "exact", "cold", "boolean")}  # (table order)
+
+
+def summarize(result: dict, queries, modes=MODES, metric: str = "wall") -> dict:
     """p50 / p99 (ms) per mode and ratio of medians to plain, overall and per query group."""
-    per_query = result["per_query"]
+    per_query = result["per_query"][metric]
 
     def pct(values, q):
         values = sorted(values)
@@ -158,6 +283,19 @@ def summarize(result: dict, queries, modes=MODES) -> dict:
     }
     calls = result["calls"]
     out["calls"] = (statistics.mean(calls), max(calls)) if calls else (0, 0)
+    return out
+
+
+def _latency_table(rows, metric: str) -> list[str]:
+    """Markdown rows: p50 / p99 per mode and ratios to plain, for one metric (``wall`` or ``cpu``)."""
+    out = ["| docs | hits | plain p50 / p99 (ms) | exact p50 / p99 | cold p50 / p99 | pooled p50 / p99 | "
+           "boolean p50 / p99 | exact / plain | cold / plain | pooled / plain | boolean / plain | backend ops |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for size, hits, r, _ in rows:
+        r = r[metric]
+        cells = " | ".join(f"{r[m]['p50']:.2f} / {r[m]['p99']:.2f}" for m in MODES)
+        ratios = " | ".join(f"{r[m]['ratio']:.2f}" for m in MODES if m != "plain")
+        out.append(f"| {size:,} | {hits} | {cells} | {ratios} | {r['calls'][0]:.1f} / {r['calls'][1]} |")
     return out
 
 
@@ -344,11 +482,16 @@ def main(argv: list[str] | None = None) -> int:
         pooled = LogicalLuceneSearcher(str(index), pooled=True, leaf_hits=1000)
         for hits in (10, 1000):  # interactive top-10 and a run file
             before = os.getloadavg()[0]
-            r = summarize(time_modes(searcher, pooled, queries, hits, args.repeats), queries)
+            timed = time_modes(searcher, pooled, queries, hits, args.repeats)
+            r = {metric: summarize(timed, queries, metric=metric) for metric in METRICS}
             load[(size, hits)] = (before, os.getloadavg()[0])
-            rows.append((size, hits, r))
-            print(f"{size} docs, hits={hits}: " + ", ".join(f"{m} {r[m]['p50']:.2f} ms ({r[m]['ratio']:.2f}x)"
-                                                            for m in MODES), file=sys.stderr)
+            calls = java_calls(searcher, pooled, queries, hits)
+            rows.append((size, hits, r, calls))
+            for metric in METRICS:
+                print(f"{size} docs, hits={hits}, {metric}: " + ", ".join(
+                    f"{m} {r[metric][m]['p50']:.2f} ms ({r[metric][m]['ratio']:.2f}x)" for m in MODES), file=sys.stderr)
+            print(f"{size} docs, hits={hits}, Java calls per query: "
+                  + ", ".join(f"{m} {c['mean']:.1f}" for m, c in calls.items()), file=sys.stderr)
         if size <= args.check_max_size:
             equal[size] = equality(searcher, pooled, queries)
             print(f"{size} docs, top-10 equal to exhaustive: {equal[size]}", file=sys.stderr)
@@ -368,36 +511,56 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}; 1 search thread; everything under `nice -n 19`.  ",
         "1-minute load average before / after each timing block (2 cores; other sessions' model runs): "
         + "; ".join(f"{size:,} docs hits {hits}: {a:.1f} / {b:.1f}" for (size, hits), (a, b) in load.items()) + ".  ",
-        f"{args.queries} queries with 2-4 leaves ({'; '.join(TEMPLATES)}), {args.repeats} repeats, interleaved; "
-        "per query the median over repeats; p50 / p99 over queries.  exact: the default exact top-k; pooled: "
-        "`pooled=True`, leaf depth 1000 (earlier default, not exact); boolean: the Boolean peer (strict "
-        "BooleanQuery of the same tree).  Ratio: p50 / plain p50.  Calls: backend operations per exact query "
-        "(mean / max): a leaf or bound-query search (3 Java calls: collector manager, search, JSON of the "
-        "TopDocs; a leaf's top-1 is cached per leaf text), an exact scoring of listed documents on one leaf "
-        "(3 Java calls: rescore, JSON, undo) or of arbitrary documents (about 6 plus one per document), a "
-        "docid-order listing (2 + one per clause); building the leaf and bound queries and docid lookups of "
-        "the returned hits come on top.",
+        f"{args.queries} queries with 2-4 leaves ({'; '.join(TEMPLATES)}), {args.repeats} repeats, interleaved "
+        "query by query; per query the median over repeats; p50 / p99 over queries.  plain: "
+        "`LuceneSearcher.search` on the leaves' words; exact: the default exact top-k (leaf queries, leaf maxima, "
+        "bound queries and docids cached, as when queries repeat); cold: the same with those caches cleared "
+        "before every query (a first-seen query); pooled: `pooled=True`, leaf depth 1000 (earlier default, not "
+        "exact); boolean: the Boolean peer (strict BooleanQuery of the same tree, through "
+        "`LuceneSearcher.search`).  Ratio: p50 / plain p50.  Backend ops: operations per exact query (mean / "
+        "max; a search, an exact scoring pass or a docid-order listing).",
         "",
-        "| docs | hits | plain p50 / p99 (ms) | exact p50 / p99 | pooled p50 / p99 | boolean p50 / p99 | "
-        "exact / plain | pooled / plain | boolean / plain | exact calls |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "## Wall clock",
+        "",
+        *_latency_table(rows, "wall"),
+        "",
+        "## Thread CPU time",
+        "",
+        "`time.thread_time()` of the searching thread: Lucene runs on it through JNI, so this is the search's own "
+        "work without the time spent waiting for a core (the machine is shared); JIT and GC threads are not in it.",
+        "",
+        *_latency_table(rows, "cpu"),
+        "",
+        "## Java calls per query and where the CPU time goes",
+        "",
+        "One untimed pass per mode with every Java handle of the leaf scorer and of Pyserini's searcher wrapped by "
+        "a counter (`_JavaCounter`): calls, constructors and field reads that cross JNI, and the thread CPU time "
+        "inside them (Lucene's work plus the crossing itself); the rest is Python (parsing, bounds, numpy, JSON "
+        "decoding, hit objects).  The counter's own overhead inflates both a little.  The Boolean peer's "
+        "BooleanQuery building is not counted.",
+        "",
+        "| docs | hits | mode | Java calls mean / max | CPU ms / query | in Java | Python |",
+        "|---:|---:|---|---:|---:|---:|---:|",
     ]
-    for size, hits, r in rows:
-        cells = " | ".join(f"{r[m]['p50']:.2f} / {r[m]['p99']:.2f}" for m in MODES)
-        lines.append(f"| {size:,} | {hits} | {cells} | {r['exact']['ratio']:.2f} | {r['pooled']['ratio']:.2f} | "
-                     f"{r['boolean']['ratio']:.2f} | {r['calls'][0]:.1f} / {r['calls'][1]} |")
+    for size, hits, _, calls in rows:
+        for mode, c in calls.items():
+            lines.append(f"| {size:,} | {hits} | {mode} | {c['mean']:.1f} / {c['max']} | {c['cpu_ms']:.2f} | "
+                         f"{c['java_ms']:.2f} ({c['java_share']:.0%}) | {c['cpu_ms'] - c['java_ms']:.2f} |")
     lines += ["", "## By number of leaves and NOT (ratio of per-group medians to plain BM25)", "",
-              "| docs | hits | leaves | NOT | queries | exact / plain | pooled / plain | boolean / plain |",
-              "|---:|---:|---:|---|---:|---:|---:|---:|"]
-    for size, hits, r in rows:
-        for (n_leaves, has_not), g in r["groups"].items():
+              "| docs | hits | leaves | NOT | queries | exact / plain | cold / plain | pooled / plain | boolean / plain "
+              "| exact / plain (CPU) | cold / plain (CPU) | boolean / plain (CPU) |",
+              "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for size, hits, r, _ in rows:
+        for (n_leaves, has_not), g in r["wall"]["groups"].items():
+            c = r["cpu"]["groups"][(n_leaves, has_not)]
             lines.append(f"| {size:,} | {hits} | {n_leaves} | {'yes' if has_not else 'no'} | {g['n']} | "
-                         f"{g['exact']:.2f} | {g['pooled']:.2f} | {g['boolean']:.2f} |")
+                         f"{g['exact']:.2f} | {g['cold']:.2f} | {g['pooled']:.2f} | {g['boolean']:.2f} | "
+                         f"{c['exact']:.2f} | {c['cold']:.2f} | {c['boolean']:.2f} |")
     lines += ["", "## Equality with exhaustive scoring (top-10 docids and scores)", "",
               "| docs | queries | exact = exhaustive | pooled (leaf depth 1000) = exhaustive |", "|---:|---:|---:|---:|"]
     for size, e in equal.items():
         lines.append(f"| {size:,} | {e['n']} | {e['exact']} | {e['pooled']} |")
-    skipped = sorted({size for size, _, _ in rows if size not in equal})
+    skipped = sorted({size for size, *_ in rows if size not in equal})
     if skipped:
         lines += ["", f"Not checked at {', '.join(f'{s:,}' for s in skipped)} documents (`--check-max-size "
                   f"{args.check_max_size}`); the property tests in `tests/test_topk.py` cover every path."]
@@ -419,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
         lines += ["", f"Figure: `{out.with_suffix('.png').name}` (median latency and peak RSS vs corpus size)."]
     else:
         lines += _carried(previous, "## Peak memory")
-    plot(rows, rss, out.with_suffix(".png"))  # (the memory panel stays empty with --latency-only)
+    plot([(size, hits, r["wall"]) for size, hits, r, _ in rows], rss, out.with_suffix(".png"))  # (the memory panel stays empty with --latency-only)
     if args.latency_only:
         lines += _carried(previous, "## ProbLog cost per reranked candidate (OrLog)")
         lines += _carried(previous, "## Effectiveness on the demo data (plain BM25 on natural topics vs logical)")

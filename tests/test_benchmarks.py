@@ -17,10 +17,14 @@ def test_latency_benchmark_quick(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     text = out.read_text()
     rows = [line for line in text.splitlines() if line.startswith("| 2,000 |") and " / " in line.split("|")[3]]
-    assert len(rows) == 2  # main table: top-10 and depth 1000
+    assert len(rows) == 4  # wall clock and thread CPU tables: top-10 and depth 1000
     for row in rows:
-        for ratio in row.split("|")[7:10]:  # exact, pooled, boolean / plain
+        for ratio in row.split("|")[8:12]:  # exact, cold, pooled, boolean / plain
             assert 0 < float(ratio) < 100
+    calls = {line.split("|")[3].strip(): line.split("|")[4] for line in text.splitlines()
+             if line.startswith("| 2,000 | 10 |") and line.count("|") == 8}
+    assert set(calls) == {"plain", "exact", "cold", "boolean"}
+    assert all(float(c.split("/")[0]) > 0 for c in calls.values())  # every search crosses into Java
     equal = next(line for line in text.splitlines() if line.startswith("| 2,000 | 20 |"))
     assert equal.split("|")[3].strip() == "20"  # every exact top-10 equals exhaustive scoring
     assert "| 2         | logical |" in text  # effectiveness by number of negations

@@ -124,10 +124,12 @@ def test_and_query_terminates_before_exhausting_lists(backend, shallow):
                                    And((Or((Term("w1x"), Term("w3x"))), Not(Term("w2x"))))])
 def test_bound_query_answers_in_one_round(backend, query):
     """Frequent leaves (lists of 100+ documents): the bound query's first 30 documents
-    decide the top 10, with one exact pass per leaf."""
+    decide the top 10; their exact leaf scores come back with that one search (sort fields),
+    so besides each leaf's top-1 (its maximum) nothing else is searched or scored."""
     stats = _check(query, backend, Operators(), LeafNormalizer(Normalizer("max")), 10)
     assert stats.path == "bound-query" and stats.rounds == 1 and stats.max_depth == 30
-    assert stats.scorings == len({t.key for t in query_terms(query)})
+    assert stats.scorings == 0 and stats.docid_calls == 0
+    assert stats.searches == len({t.key for t in query_terms(query)}) + 1
 
 
 def test_bound_query_deepens_when_not_prunes_the_top(backend, shallow):
@@ -193,3 +195,26 @@ def test_raw_scores_under_complement_fall_back_to_exhaustive(backend):
     stats = _check(tree, backend, Operators(), normalizer, 10)
     assert stats.path == "exhaustive"
     assert np.isfinite(stats.max_depth)
+
+
+def test_hits_carry_exact_leaf_scores_from_the_same_search(backend):
+    """Leaf scores returned as sort fields of the bound search and of the filler listing are
+    bit for bit the leaf scorer's own (0 where a leaf does not match), for every hit."""
+    lucene = backend.retrievers["bm25"]
+    texts = ("w1x", "w4x w9x", "w23x")
+    spec = bound_query(Or((Term("w1x"), Term("w4x w9x"))), Operators(),
+                       {Term(t).key: 0.5 for t in texts}, {Term(t).key: 1.0 for t in texts})
+    ranked = lucene.bound_search(spec, 40, score=texts)
+    plain = lucene.bound_search(spec, 40)
+    # Same bound scores; ties may come in another order (broken by the leaf values, not docids).
+    assert ranked.scores.tolist() == plain.scores.tolist()
+    above = float(plain.scores[-1])
+    assert sorted(ranked.docs[ranked.scores > above].tolist()) == sorted(plain.docs[plain.scores > above].tolist())
+    first = lucene.first_hits(["w4x", "w23x"], 15, True, score=texts)
+    assert first.docs.tolist() == lucene.first_docs(["w4x", "w23x"], 15, True).tolist()
+    for hits in (ranked, first):
+        assert len(hits.values) == len(texts)
+        for text, values in zip(texts, hits.values):
+            exact = lucene.score(text, hits.docs)
+            assert values.dtype == np.float32 and values.tobytes() == exact.tobytes(), text
+        assert (hits.values[2] == 0).any() and (hits.values[0] > 0).any()

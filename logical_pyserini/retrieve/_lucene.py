@@ -16,7 +16,6 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -43,8 +42,6 @@ def check_lucene_index(index_dir: str | os.PathLike) -> Path:
 
 # Above this depth a leaf search first counts its matches (one cheap call).
 _COUNT_FIRST = 4096
-# QueryRescorer weight that lifts a leaf score far above any first-pass score (see score_listed).
-_RESCORE_WEIGHT = 2.0**100
 # Setting one bit from Python costs about as much as converting this many words of
 # a bit set's backing array (measured: ~1.5 us per call, ~0.3 us per word).
 _SET_CALL_WORDS = 5
@@ -63,17 +60,17 @@ class LeafHits:
     complete : bool
         True when every document matching the leaf is in ``docs``, so any other
         document's exact score is 0.
-    listed : tuple or None
-        ``(start, handle)``: the backend's own list (a Lucene ``TopDocs``) of
-        ``docs[start:]``, the documents the last call added; lets the backend
-        score exactly those documents on other leaves without their ids crossing
-        back (:meth:`LuceneLeafScorer.score_listed`).
+    values : tuple of np.ndarray or None
+        Exact raw scores (float32) of every document of ``docs`` on other leaves,
+        when the call asked for them (``score=`` of :meth:`LuceneLeafScorer.bound_search`
+        and :meth:`LuceneLeafScorer.first_hits`): they come back with the hits, from the
+        same Java search.
     """
 
     docs: np.ndarray
     scores: np.ndarray
     complete: bool
-    listed: Any = field(default=None, repr=False, compare=False)
+    values: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def max(self) -> float:
@@ -131,6 +128,9 @@ class LuceneLeafScorer(LeafRetriever):
         # hit (~4 us each); Jackson serialises the whole TopDocs in one call and
         # Float.toString round-trips float32 exactly.  Measured 4x faster at 1000 hits.
         self._json = autoclass("com.fasterxml.jackson.databind.ObjectMapper")()
+        # TopFieldDocs carry their SortFields, which Jackson cannot describe: write them as {}.
+        self._json.configure(autoclass("com.fasterxml.jackson.databind.SerializationFeature").FAIL_ON_EMPTY_BEANS,
+                             False)
         # (context, docBase, maxDoc) per segment, for exact scoring segment by segment.
         self._segments = [(ctx, ctx.docBase, ctx.reader().maxDoc()) for ctx in self._reader.leaves().toArray()]
         self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
@@ -157,7 +157,12 @@ class LuceneLeafScorer(LeafRetriever):
         # The leaf maximum (top-1 score) is a property of the index: kept per leaf text.
         self._cached_top1 = functools.lru_cache(maxsize=4096)(self._top1)
         self._shared_bits: dict[int, object] = {}
-        self._rescorer = autoclass("org.apache.lucene.search.QueryRescorer")
+        # Sorts whose fields after the first are leaves' exact scores (see _scored_search).
+        self._sort_cls = autoclass("org.apache.lucene.search.Sort")
+        self._sort_field = autoclass("org.apache.lucene.search.SortField")
+        self._field_collector_cls = autoclass("org.apache.lucene.search.TopFieldCollector")
+        self._cached_sort = functools.lru_cache(maxsize=256)(self._build_sort)
+        self._cached_listing = functools.lru_cache(maxsize=256)(self._build_listing)
 
     # -- queries -----------------------------------------------------------
     def set_similarity(self, similarity) -> None:
@@ -165,6 +170,16 @@ class LuceneLeafScorer(LeafRetriever):
             self._searcher.setSimilarity(similarity)
             self._cached_weight.cache_clear()
             self._cached_top1.cache_clear()
+            self._cached_sort.cache_clear()
+
+    def clear_caches(self) -> None:
+        """Forget cached leaf queries, weights, leaf maxima, bound queries, sorts and docids
+        (benchmarks time first-seen queries this way)."""
+        with jvm_lock:
+            for cache in (self._cached_query, self._cached_weight, self._cached_top1, self._cached_bound_query,
+                          self._cached_sort, self._cached_listing):
+                cache.cache_clear()
+            self._docid_cache.clear()
 
     def query(self, text: str):
         """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
@@ -199,10 +214,47 @@ class LuceneLeafScorer(LeafRetriever):
             logger.warning("term %r matches no document (are all its words stopwords?)", text)
         return hits
 
-    def bound_search(self, spec, k: int, after: LeafHits | None = None) -> LeafHits:
+    def bound_search(self, spec, k: int, after: LeafHits | None = None, score: tuple[str, ...] = ()) -> LeafHits:
         """Top ``k`` documents of a :class:`~logical_pyserini.compose.BoundQuery` (scores as
-        Lucene computes them, in float32), extending ``after`` like :meth:`search`."""
+        Lucene computes them, in float32), extending ``after`` like :meth:`search`.
+
+        With ``score`` (leaf texts), the hits come with those leaves' exact scores
+        (:attr:`LeafHits.values`) from the same search, and ``after`` is ignored.
+        """
+        if score:
+            return self._scored_search(self._bound_query(spec), k, tuple(score), by_score=True)
         return self._search(self._bound_query, spec, k, after)
+
+    def _build_sort(self, texts: tuple[str, ...], by_score: bool):
+        """Relevance (``by_score``) or index order first, then each leaf's score as a sort field,
+        rewritten once for this searcher (each leaf's Weight is built here, not per search)."""
+        fields = [self._sort_field.FIELD_SCORE if by_score else self._sort_field.FIELD_DOC]
+        fields += [self._values_source.fromQuery(self.query(t)).getSortField(True) for t in texts]
+        return self._sort_cls(*fields).rewrite(self._searcher)
+
+    def _scored_search(self, query, k: int, texts: tuple[str, ...], by_score: bool) -> LeafHits:
+        """Top ``k`` of ``query`` by score (or the first ``k`` by docid) with the exact score of
+        every leaf in ``texts`` for each hit: one search, three Java calls.
+
+        The leaves are sort fields after the first (``DoubleValuesSource.fromQuery``): the
+        collector evaluates them only for documents that enter or tie the queue, by advancing
+        each leaf's own scorer, so a value is bit for bit the leaf's search score (0 where
+        the leaf does not match).  Relevance first keeps Lucene's dynamic pruning
+        (``TopFieldCollector`` sets the minimum competitive score), docid first stops after
+        ``k`` matches.
+        """
+        want = max(1, min(int(k), self.max_doc))
+        with jvm_lock:
+            sort = self._cached_sort(texts, by_score)
+            manager = self._field_collector_cls.createSharedManager(sort, want, None, want)
+            payload = self._json.writeValueAsString(self._searcher.search(query, manager))
+        score_docs = json.loads(payload)["scoreDocs"]
+        n = len(score_docs)
+        docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
+        fields = np.array([sd["fields"] for sd in score_docs], dtype=np.float64).reshape(n, len(texts) + 1)
+        scores = fields[:, 0].astype(np.float32) if by_score else np.zeros(n, dtype=np.float32)
+        values = tuple(fields[:, i + 1].astype(np.float32) for i in range(len(texts)))
+        return LeafHits(docs, scores, complete=n < want, values=values)
 
     def _search(self, build, key, k: int, after: LeafHits | None) -> LeafHits:
         done = 0 if after is None else len(after.docs)
@@ -217,15 +269,14 @@ class LuceneLeafScorer(LeafRetriever):
             # Count only as many hits as are kept, so Lucene's dynamic pruning
             # (block-max WAND / MaxScore) starts at once; the top hits are the same.
             manager = self._collector_cls.createSharedManager(want, last, want)
-            top = self._searcher.search(query, manager)
-            payload = self._json.writeValueAsString(top)
+            payload = self._json.writeValueAsString(self._searcher.search(query, manager))
         score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         scores = np.array([sd["score"] for sd in score_docs], dtype=np.float32)
         if done:
             docs, scores = np.concatenate([after.docs, docs]), np.concatenate([after.scores, scores])
-        return LeafHits(docs, scores, complete=n < want, listed=(done, top))
+        return LeafHits(docs, scores, complete=n < want)
 
     def _bound_query(self, spec):
         with jvm_lock:
@@ -314,60 +365,31 @@ class LuceneLeafScorer(LeafRetriever):
             shared.set(d)
         return shared
 
-    def score_listed(self, texts: list[str], hits: LeafHits) -> list[np.ndarray]:
-        """:meth:`score` of ``hits.docs[start:]`` on each of ``texts``, where ``hits.listed``
-        is ``(start, TopDocs)`` from this scorer: three Java calls per leaf, no bit set.
-
-        ``QueryRescorer.rescore`` advances the leaf's own scorer to each listed
-        document and stores ``first + w * leaf`` (in double, then float32).  With
-        ``w = 2^100`` the first-pass score (< 2^27) vanishes below half a unit in
-        the last place, so a matching document gets exactly ``2^100 * leaf`` (a
-        float32 times a power of 2) and ``leaf`` comes back bit for bit; one the
-        leaf does not match keeps its small first-pass score and scores 0.  The
-        listed scores are left at 0 or their first-pass values (not restored).
-        """
-        start, top = hits.listed
-        docs = hits.docs[start:]
-        if len(docs) == 0:
-            return [np.zeros(0, dtype=np.float32) for _ in texts]
-        payloads = []
+    def first_hits(self, texts: list[str], k: int, matching: bool, score: tuple[str, ...] = ()) -> LeafHits:
+        """:meth:`first_docs` as a :class:`LeafHits` (scores 0); with ``score`` (leaf texts), each
+        hit also carries those leaves' exact scores (:attr:`LeafHits.values`, same search)."""
         with jvm_lock:
-            for text in texts:
-                query = self.query(text)
-                rescored = self._rescorer.rescore(self._searcher, top, query, _RESCORE_WEIGHT, len(docs))
-                payloads.append(self._json.writeValueAsString(rescored))
-                # The rescorer writes into the listed ScoreDoc objects: subtract the same
-                # product again (exactly 0) so that the next leaf starts from small scores.
-                self._rescorer.rescore(self._searcher, top, query, -_RESCORE_WEIGHT, len(docs))
-        out = []
-        for payload in payloads:
-            score_docs = json.loads(payload)["scoreDocs"]
-            found = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs))
-            values = np.array([sd["score"] for sd in score_docs], dtype=np.float64)
-            matched = values >= _RESCORE_WEIGHT * 2.0**-40  # BM25 > 1e-12 when matched; first pass < 2^27
-            scores = np.where(matched, values / _RESCORE_WEIGHT, 0.0).astype(np.float32)
-            order = np.argsort(found)
-            out.append(scores[order[np.searchsorted(found[order], docs)]])
-        return out
-
-    def first_hits(self, texts: list[str], k: int, matching: bool) -> LeafHits:
-        """:meth:`first_docs` as a :class:`LeafHits` (scores 0) that :meth:`score_listed` can score."""
-        with jvm_lock:
-            builder = self._boolean()
-            if matching:
-                inner = self._boolean()
-                for text in texts:
-                    inner.add(self.query(text), self._occur.SHOULD)
-                builder.add(inner.build(), self._occur.FILTER)
-            else:
-                builder.add(self._match_all, self._occur.FILTER)
-                for text in texts:
-                    builder.add(self.query(text), self._occur.MUST_NOT)
-            top = self._searcher.search(builder.build(), int(k))
-            payload = self._json.writeValueAsString(top)
+            query = self._cached_listing(tuple(texts), bool(matching))
+            if score:
+                return self._scored_search(query, k, tuple(score), by_score=False)
+            payload = self._json.writeValueAsString(self._searcher.search(query, int(k)))
         score_docs = json.loads(payload)["scoreDocs"]
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=len(score_docs))
-        return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < int(k), listed=(0, top))
+        return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < int(k))
+
+    def _build_listing(self, texts: tuple[str, ...], matching: bool):
+        """The filter-only query of :meth:`first_hits` (every match scores 0)."""
+        builder = self._boolean()
+        if matching:
+            inner = self._boolean()
+            for text in texts:
+                inner.add(self.query(text), self._occur.SHOULD)
+            builder.add(inner.build(), self._occur.FILTER)
+        else:
+            builder.add(self._match_all, self._occur.FILTER)
+            for text in texts:
+                builder.add(self.query(text), self._occur.MUST_NOT)
+        return builder.build()
 
     @staticmethod
     def _matched_scores(payload: str, docs: np.ndarray) -> np.ndarray:

@@ -101,24 +101,26 @@ class RetrieverBackend:
         cls = get_retriever(name)
         return hasattr(self.retrievers[name], "bound_search") and not cls.fused and not cls.clip_negative
 
-    def bound_search(self, spec, k: int, after: LeafHits | None = None) -> LeafHits:
-        return self.retrievers[self.retriever(spec.terms()[0])].bound_search(spec, k, after)
+    def bound_search(self, spec, k: int, after: LeafHits | None = None, score: list[Term] = ()) -> LeafHits:
+        """Top ``k`` of a bound query; with ``score``, each hit also carries those leaves' exact
+        scores (:attr:`LeafHits.values`) when the retriever can return them with the hits."""
+        retriever = self.retrievers[self.retriever(spec.terms()[0])]
+        return retriever.bound_search(spec, k, after, tuple(self._texts(retriever, score)))
 
-    def score_listed(self, terms: list[Term], hits: LeafHits) -> list[np.ndarray] | None:
-        """Exact scores of the documents ``hits`` added last (see ``LuceneLeafScorer.score_listed``),
-        or None when the retriever cannot score its own lists."""
-        retrievers = {self.retriever(t) for t in terms}
-        retriever = self.retrievers[retrievers.pop()] if len(retrievers) == 1 else None
-        if hits.listed is None or not hasattr(retriever, "score_listed"):
-            return None
-        return retriever.score_listed([t.text for t in terms], hits)
-
-    def first_hits(self, terms: list[Term], k: int, matching: bool) -> LeafHits:
+    def first_hits(self, terms: list[Term], k: int, matching: bool, score: list[Term] = ()) -> LeafHits:
+        """The first ``k`` keys that match any (``matching``) or none of ``terms``; ``score`` as
+        in :meth:`bound_search`."""
         retriever = self.retrievers[self.retriever(terms[0])]
         if hasattr(retriever, "first_hits"):
-            return retriever.first_hits([t.text for t in terms], k, matching)
+            return retriever.first_hits([t.text for t in terms], k, matching, tuple(self._texts(retriever, score)))
         docs = retriever.first_docs([t.text for t in terms], k, matching)
         return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
+
+    def _texts(self, retriever: LeafRetriever, terms: list[Term]) -> list[str]:
+        """Texts of ``terms`` if they all go to ``retriever`` (else none: it cannot score them)."""
+        if any(self.retrievers[self.retriever(t)] is not retriever for t in terms):
+            return []
+        return [t.text for t in terms]
 
     def components(self, term: Term, docs: np.ndarray) -> dict[str, float] | None:
         components = getattr(self.retrievers[self.retriever(term)], "components", None)

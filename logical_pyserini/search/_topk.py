@@ -12,11 +12,13 @@ the term index ranks itself, with its own dynamic pruning, whose score is at
 least the combined score of every document it matches, while documents it
 misses combine to at most 0 (a sum of weighted leaves for OR, a product over a
 conjunction for AND, NOT factors replaced by their upper end).  Its top ``d``
-documents get exact leaf scores (one pass per leaf); once the k-th best exact
-combined score beats the ``d``-th bound score (with a margin for the index's
-float32 arithmetic), no other document can enter the top k; otherwise ``d``
-grows.  One bound search plus one exact pass per leaf answers most top-10
-queries.
+documents come with every leaf's exact score (a Lucene backend returns them
+from the same search, as sort fields); once the k-th best exact combined score
+beats the ``d``-th bound score (with a margin for the index's float32
+arithmetic), no other document can enter the top k; otherwise ``d`` grows.
+One bound search (plus each leaf's top-1, cached) answers most top-10 queries;
+when fewer than k documents score above 0, one more listing by docid brings
+the 0-scored fillers, again with their leaf scores.
 
 Otherwise (a sigmoid, AND=min, NOT-only trees) it is a threshold algorithm
 over the leaves' ranked lists:
@@ -291,9 +293,10 @@ class _TopK:
             return None
         self.stats.path = "bound-query"
         k, want, hits = self.k, self.k + max(self.k // 4, _BOUND_EXTRA), None
+        terms = [leaf.term for leaf in self.leaves]
         while True:
             want = min(want, self.num_docs)
-            hits = self.backend.bound_search(spec, want, hits)
+            hits = self.backend.bound_search(spec, want, hits, terms)
             self.stats.rounds += 1
             self.stats.searches += 1
             self.stats.max_depth = max(self.stats.max_depth, want)
@@ -336,18 +339,14 @@ class _TopK:
         """Exact scores of ``docs`` on every leaf that does not know them yet (one pass
         over all of them where the backend scores several leaves at once).
 
-        ``listed``: hits from the backend whose last-added documents include the
-        missing ones; a backend that scores its own lists does so without
-        sending document ids back (two Java calls per leaf for Lucene).
+        ``listed``: hits from the backend that came with every leaf's exact scores
+        (:attr:`LeafHits.values`, in the order of ``self.leaves``), as a Lucene backend
+        returns them from the search itself; only what they lack is scored here.
         """
-        if listed is not None and listed.listed is not None and hasattr(self.backend, "score_listed"):
-            new = listed.docs[listed.listed[0]:]
-            values = self.backend.score_listed([leaf.term for leaf in self.leaves], listed)
-            if values is not None:
-                for leaf, vals in zip(self.leaves, values):
-                    leaf.add(new, vals)
-                self.stats.scorings += len(self.leaves)
-                self.stats.scored_docs += len(new) * len(self.leaves)
+        if listed is not None and listed.values is not None and len(listed.values) == len(self.leaves):
+            for leaf, vals in zip(self.leaves, listed.values):
+                mask, _ = leaf.known(listed.docs, self.floor)
+                leaf.add(listed.docs[~mask], np.asarray(vals)[~mask])
         missing = {}
         for leaf in self.leaves:
             mask, _ = leaf.known(docs, self.floor)
@@ -399,7 +398,8 @@ class _TopK:
         if all(leaf.complete for leaf in self.positive):
             fill = self.cands[: self.k]  # the candidates are every matching document, in docid order
         elif hasattr(self.backend, "first_hits"):
-            listed = self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True)
+            listed = self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True,
+                                             [leaf.term for leaf in self.leaves])
             fill = np.sort(listed.docs)
             self.stats.docid_calls += 1
         else:
