@@ -218,3 +218,7 @@ def test_hits_carry_exact_leaf_scores_from_the_same_search(backend):
             exact = lucene.score(text, hits.docs)
             assert values.dtype == np.float32 and values.tobytes() == exact.tobytes(), text
         assert (hits.values[2] == 0).any() and (hits.values[0] > 0).any()
+        # The docids came back with the hits (a sort field on the binary doc values of ``id``).
+        lookup = lucene._resolve(hits.docs.tolist())
+        assert lucene.docids(hits.docs) == [lookup[d] for d in hits.docs.tolist()]
+    assert lucene._id_kind == "BINARY" and set(ranked.docs.tolist()) <= set(lucene._docid_cache)

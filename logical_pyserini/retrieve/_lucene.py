@@ -10,6 +10,7 @@ values, with a cache.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
@@ -42,6 +43,9 @@ def check_lucene_index(index_dir: str | os.PathLike) -> Path:
 
 # Above this depth a leaf search first counts its matches (one cheap call).
 _COUNT_FIRST = 4096
+# Docids kept for reuse (returned hits, and every hit of a sorted search that carries them):
+# past this many entries the cache starts over, so long runs keep bounded memory.
+_DOCID_CACHE_MAX = 200_000
 # Setting one bit from Python costs about as much as converting this many words of
 # a bit set's backing array (measured: ~1.5 us per call, ~0.3 us per word).
 _SET_CALL_WORDS = 5
@@ -160,6 +164,7 @@ class LuceneLeafScorer(LeafRetriever):
         # Sorts whose fields after the first are leaves' exact scores (see _scored_search).
         self._sort_cls = autoclass("org.apache.lucene.search.Sort")
         self._sort_field = autoclass("org.apache.lucene.search.SortField")
+        self._sort_field_type = autoclass("org.apache.lucene.search.SortField$Type")
         self._field_collector_cls = autoclass("org.apache.lucene.search.TopFieldCollector")
         self._cached_sort = functools.lru_cache(maxsize=256)(self._build_sort)
         self._cached_listing = functools.lru_cache(maxsize=256)(self._build_listing)
@@ -227,9 +232,13 @@ class LuceneLeafScorer(LeafRetriever):
 
     def _build_sort(self, texts: tuple[str, ...], by_score: bool):
         """Relevance (``by_score``) or index order first, then each leaf's score as a sort field,
-        rewritten once for this searcher (each leaf's Weight is built here, not per search)."""
+        rewritten once for this searcher (each leaf's Weight is built here, not per search);
+        last, where the ``id`` field has binary doc values, the collection docid
+        (``STRING_VAL`` reads them), so hits need no docid lookups afterwards."""
         fields = [self._sort_field.FIELD_SCORE if by_score else self._sort_field.FIELD_DOC]
         fields += [self._values_source.fromQuery(self.query(t)).getSortField(True) for t in texts]
+        if self._id_kind == "BINARY":
+            fields.append(self._sort_field("id", self._sort_field_type.STRING_VAL))
         return self._sort_cls(*fields).rewrite(self._searcher)
 
     def _scored_search(self, query, k: int, texts: tuple[str, ...], by_score: bool) -> LeafHits:
@@ -251,6 +260,10 @@ class LuceneLeafScorer(LeafRetriever):
         score_docs = json.loads(payload)["scoreDocs"]
         n = len(score_docs)
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
+        if self._id_kind == "BINARY":  # the docid, last: a BytesRef as Jackson writes it
+            ids = [sd["fields"].pop() for sd in score_docs]
+            self._remember_docids(docs.tolist(), [base64.b64decode(b["bytes"])[b["offset"]:b["offset"] + b["length"]]
+                                                  .decode("utf-8") for b in ids])
         fields = np.array([sd["fields"] for sd in score_docs], dtype=np.float64).reshape(n, len(texts) + 1)
         scores = fields[:, 0].astype(np.float32) if by_score else np.zeros(n, dtype=np.float32)
         values = tuple(fields[:, i + 1].astype(np.float32) for i in range(len(texts)))
@@ -430,13 +443,23 @@ class LuceneLeafScorer(LeafRetriever):
 
     def docids(self, docs: np.ndarray) -> list[str]:
         """Collection docids of internal Lucene docids (cached)."""
-        missing = sorted({int(d) for d in docs} - self._docid_cache.keys())
-        if missing:
+        cache = self._docid_cache
+        out = [cache.get(d) for d in np.asarray(docs, dtype=np.int64).tolist()]
+        if None in out:
+            missing = sorted({int(d) for d, i in zip(docs, out) if i is None})
             with jvm_lock:  # doc values iterators are per-call Java objects (see jvm_lock)
-                self._resolve(missing)
-        return [self._docid_cache[int(d)] for d in docs]
+                found = self._resolve(missing)
+            self._remember_docids(missing, [found[d] for d in missing])
+            out = [i if i is not None else found[int(d)] for d, i in zip(docs, out)]
+        return out
 
-    def _resolve(self, docs: list[int]) -> None:
+    def _remember_docids(self, docs: list[int], ids: list[str]) -> None:
+        if len(self._docid_cache) + len(docs) > _DOCID_CACHE_MAX:
+            self._docid_cache.clear()
+        self._docid_cache.update(zip(docs, ids))
+
+    def _resolve(self, docs: list[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
         arr = np.asarray(docs, dtype=np.int64)
         seg_of = np.searchsorted(self._starts, arr, side="right") - 1
         for seg in np.unique(seg_of):
@@ -447,16 +470,17 @@ class LuceneLeafScorer(LeafRetriever):
                 values = leaf.getBinaryDocValues("id")
                 for d in members:
                     values.advanceExact(d - base)
-                    self._docid_cache[d] = values.binaryValue().utf8ToString()
+                    found[d] = values.binaryValue().utf8ToString()
             elif self._id_kind == "SORTED":
                 values = leaf.getSortedDocValues("id")
                 for d in members:
                     values.advanceExact(d - base)
-                    self._docid_cache[d] = values.lookupOrd(values.ordValue()).utf8ToString()
+                    found[d] = values.lookupOrd(values.ordValue()).utf8ToString()
             else:
                 stored = leaf.storedFields()
                 for d in members:
-                    self._docid_cache[d] = stored.document(d - base).get("id")
+                    found[d] = stored.document(d - base).get("id")
+        return found
 
     def lucene_docid(self, docid: str) -> int | None:
         """Internal Lucene docid of a collection docid (None if absent)."""

@@ -300,9 +300,9 @@ class _TopK:
             self.stats.rounds += 1
             self.stats.searches += 1
             self.stats.max_depth = max(self.stats.max_depth, want)
-            docs = np.unique(hits.docs)
-            self.probe(docs, hits)
-            pool = _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
+            docs, raw = self.listed(hits)
+            pool = _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor,
+                          raw)
             if hits.complete or len(hits.docs) >= self.num_docs:
                 break  # every document the bound query matches is scored; the others score <= 0
             last = float(hits.scores[-1])
@@ -335,18 +335,24 @@ class _TopK:
         """Candidates that can still be in the top k."""
         return self.cands[~_excluded(self.upper, self.theta)]
 
-    def probe(self, docs: np.ndarray, listed: LeafHits | None = None) -> None:
-        """Exact scores of ``docs`` on every leaf that does not know them yet (one pass
-        over all of them where the backend scores several leaves at once).
+    def listed(self, hits: LeafHits) -> tuple[np.ndarray, dict | None]:
+        """``(docs, raw)``: the distinct documents of ``hits`` in docid order and, when the
+        backend returned every leaf's exact score with them (:attr:`LeafHits.values`, in the
+        order of ``self.leaves``), those scores by leaf key (also recorded on the leaves);
+        otherwise ``raw`` is None and the documents are probed."""
+        docs, first = np.unique(hits.docs, return_index=True)
+        if hits.values is None or len(hits.values) != len(self.leaves):
+            self.probe(docs)
+            return docs, None
+        raw = {}
+        for leaf, values in zip(self.leaves, hits.values):
+            raw[leaf.term.key] = np.asarray(values, dtype=np.float64)[first]
+            leaf.add(docs, raw[leaf.term.key])  # (a document listed twice keeps equal values)
+        return docs, raw
 
-        ``listed``: hits from the backend that came with every leaf's exact scores
-        (:attr:`LeafHits.values`, in the order of ``self.leaves``), as a Lucene backend
-        returns them from the search itself; only what they lack is scored here.
-        """
-        if listed is not None and listed.values is not None and len(listed.values) == len(self.leaves):
-            for leaf, vals in zip(self.leaves, listed.values):
-                mask, _ = leaf.known(listed.docs, self.floor)
-                leaf.add(listed.docs[~mask], np.asarray(vals)[~mask])
+    def probe(self, docs: np.ndarray) -> None:
+        """Exact scores of ``docs`` on every leaf that does not know them yet (one pass
+        over all of them where the backend scores several leaves at once)."""
         missing = {}
         for leaf in self.leaves:
             mask, _ = leaf.known(docs, self.floor)
@@ -409,9 +415,18 @@ class _TopK:
         fill = np.setdiff1d(fill, docs)
         if len(fill) == 0:
             return pool
-        docs = np.union1d(docs, fill)
-        self.probe(docs, listed)
-        return _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor)
+        raw = None
+        if listed is not None:
+            listed_docs, listed_raw = self.listed(listed)  # (records the fillers' leaf scores)
+            if listed_raw is not None and all(key in pool.raw for key in listed_raw) and len(pool.docs) == len(docs):
+                # Every pool document kept (none dropped as unreturnable): merge instead of looking up.
+                merged = np.concatenate([docs, listed_docs])
+                docs, first = np.unique(merged, return_index=True)
+                raw = {key: np.concatenate([pool.raw[key], values])[first] for key, values in listed_raw.items()}
+        if raw is None:
+            docs = np.union1d(docs, fill)
+            self.probe(docs)
+        return _final(self.tree, self.leaves, docs, self.backend, self.operators, self.normalizer, self.floor, raw)
 
     def score_range(self) -> tuple[float, float]:
         """Bounds of any document's combined score."""
@@ -436,8 +451,9 @@ def _excluded(upper, theta: float):
     return (upper <= 0) | (upper < theta)
 
 
-def _final(tree, leaves, docs, backend, operators, normalizer, floor) -> Pool:
-    """Exact scores of ``docs`` (every leaf value must be known by now).
+def _final(tree, leaves, docs, backend, operators, normalizer, floor, known_raw: dict | None = None) -> Pool:
+    """Exact scores of ``docs`` (every leaf value must be known by now; ``known_raw``:
+    the raw leaf scores of ``docs`` by leaf key, when the caller has them at hand).
 
     Keeps the documents that are returnable: they score above 0 or match a
     positive leaf (a raw score above the floor).
@@ -445,9 +461,12 @@ def _final(tree, leaves, docs, backend, operators, normalizer, floor) -> Pool:
     raw, normalized = {}, {}
     matches = np.zeros(len(docs), dtype=bool)
     for leaf in leaves:
-        mask, values = leaf.known(docs, floor)
-        if not mask.all():  # a bug, not an input problem: the result would not be exact
-            raise AssertionError(f"leaf {leaf.term} has no exact score for {int((~mask).sum())} documents")
+        if known_raw is not None:
+            values = known_raw[leaf.term.key]
+        else:
+            mask, values = leaf.known(docs, floor)
+            if not mask.all():  # a bug, not an input problem: the result would not be exact
+                raise AssertionError(f"leaf {leaf.term} has no exact score for {int((~mask).sum())} documents")
         raw[leaf.term.key] = values
         if leaf.positive:
             matches |= values > floor
