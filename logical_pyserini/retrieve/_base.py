@@ -120,14 +120,6 @@ class LeafRetriever(ABC):
             out = np.maximum(out, 0.0)
         return out
 
-    def bound(self, text: str) -> float | None:
-        """An upper bound on the leaf's score over all documents, for early termination (None: unknown).
-
-        The Lucene leaf scorer's own bound methods serve term retrievers; the
-        default claims nothing.
-        """
-        return None
-
     # -- keys ----------------------------------------------------------------
     @abstractmethod
     def docids(self, keys: np.ndarray) -> list[str]:

@@ -72,9 +72,6 @@ class MappedRetriever(LeafRetriever):
     def calibration_keys(self) -> set[str]:
         return self.inner.calibration_keys()
 
-    def bound(self, text: str) -> float | None:
-        return self.inner.bound(text)
-
     def docids(self, keys: np.ndarray) -> list[str]:
         return self.inner.docids(self.to_inner[np.asarray(keys, dtype=np.int64)])
 

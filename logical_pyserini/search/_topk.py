@@ -6,7 +6,7 @@ its exact score on every leaf, the tree combines them, and the answer is the
 backend's document order (Lucene internal docid).  :func:`topk` returns the
 same list while touching only the few documents that can still qualify.
 
-First choice for k <= 100, a *bound query* (:func:`~logical_pyserini.compose.bound_query`):
+First choice for k <= 1000, a *bound query* (:func:`~logical_pyserini.compose.bound_query`):
 when leaves are normalised linearly (``max``, ``none``), the tree has a query
 the term index ranks itself, with its own dynamic pruning, whose score is at
 least the combined score of every document it matches, while documents it
@@ -71,11 +71,11 @@ __all__ = ["TopKStats", "supports_topk", "topk"]
 _MIN_DEPTH = 200
 _NEG_DEPTH = 20
 _GROWTH = 8
-# Bound query: first depth k + max(k / 4, 20), then 4x deeper per round.  Only up to
-# k = 100: at run depth (k = 1000) the threshold loop was 2x faster on the benchmark
-# (10k docs: 0.35x plain vs 0.69x), since its leaf lists, read 1000 deep, are often
-# complete and need no rescoring of fillers.
-_BOUND_MAX_K = 100
+# Bound query: first depth k + max(k / 4, 20), then 4x deeper per round, up to k = 1000.
+# Since its hits carry the leaves' exact scores and docids (sort fields), it also wins at run
+# depth (eval/bench_topk_paths.py SIZE 1000, 2026-11-23: 100k docs 26.1 ms vs 26.7 ms for the
+# threshold loop, 1M docs 16.7 ms vs 59.6 ms; it had lost 2x there while it rescored every leaf).
+_BOUND_MAX_K = 1000
 _BOUND_EXTRA = 20
 _BOUND_GROWTH = 4
 # The index computes bound scores in float32 (boosts, sums, products: relative
