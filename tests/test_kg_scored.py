@@ -119,3 +119,62 @@ def test_uncertain_members_are_projected_as_their_own_group_and_explained_consis
     assert np.all(out[np.setdiff1d(of_c1, of_c0)] <= 0.3 + 1e-6) and out[np.setdiff1d(of_c1, of_c0)].min() > 0
     scores, support = scorer.explain_projection(s, 1)
     assert np.array_equal(scores, out) and all(support[int(e)] for e in of_c0)
+
+
+def _fitted_scorer(**options):
+    triples, _ = synonym_graph(hidden=10)
+    graph = KnowledgeGraph(triples, N_PEOPLE + N_CITIES, 6)
+    weights = fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
+    return graph, ScoredExecutor(graph, rules=mine_rules(graph, progress=False), weights=weights, **options)
+
+
+def test_member_projection_of_one_crisp_head_is_what_the_model_was_fitted_on():
+    graph, scorer = _fitted_scorer()
+    for person in (0, 5, 60):  # 0 and 5 lost their lives_in fact, 60 has it
+        s = np.zeros(graph.num_entities, np.float32)
+        s[person] = 1.0
+        members = scorer.project_fuzzy(s, 0)
+        fitted = scorer._weighted(s, 0, *scorer._components(s, 0))  # the dense path the fit uses
+        assert np.allclose(members, fitted, atol=1e-6) and members.max() > 0
+
+
+def test_members_are_projected_one_by_one_and_combined_by_max_or_noisy_or():
+    graph, by_max = _fitted_scorer(exists="max")
+    _, noisy = _fitted_scorer(exists="noisy-or")
+    a, b = 2, 7  # two people whose lives_in facts are hidden: every city is a prediction
+    single = {}
+    for p in (a, b):
+        s = np.zeros(graph.num_entities, np.float32)
+        s[p] = 1.0
+        single[p] = by_max.project_fuzzy(s, 0)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[a], s[b] = 1.0, 0.5
+    assert np.allclose(by_max.project_fuzzy(s, 0), np.maximum(single[a], 0.5 * single[b]), atol=1e-6)
+    assert np.allclose(noisy.project_fuzzy(s, 0), 1 - (1 - single[a]) * (1 - 0.5 * single[b]), atol=1e-5)
+    # where both predict a city, noisy-or counts the second member, max does not
+    both = (single[a] > 0) & (single[b] > 0) & (single[a] < 1)
+    assert both.any() and np.all(noisy.project_fuzzy(s, 0)[both] > by_max.project_fuzzy(s, 0)[both])
+
+
+def test_only_the_best_members_are_projected_ties_broken_by_id():
+    graph, scorer = _fitted_scorer(members=1)
+    city_a, city_b = N_PEOPLE + 3, N_PEOPLE + 4
+    people_a, people_b = graph.project([city_a], 1), graph.project([city_b], 1)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[city_a], s[city_b] = 0.9, 0.9  # a tie: the lower id (city_a) is the one projected
+    out = scorer.project_fuzzy(s, 1)
+    assert np.all(out[people_a] >= 0.9 - 1e-6)
+    assert np.all(out[np.setdiff1d(people_b, people_a)] < 0.9)
+    s[city_b] = 0.95  # now city_b is the best member
+    out = scorer.project_fuzzy(s, 1)
+    assert np.all(out[people_b] >= 0.95 - 1e-6) and np.all(out[np.setdiff1d(people_a, people_b)] < 0.9)
+
+
+def test_group_intermediate_keeps_the_earlier_projection_and_bad_options_fail():
+    graph, members = _fitted_scorer()
+    _, group = _fitted_scorer(intermediate="group")
+    s = np.zeros(graph.num_entities, np.float32)
+    s[N_PEOPLE:N_PEOPLE + 6] = 1.0  # six certain cities: the group sees them as one head, members one by one
+    assert not np.allclose(members.project_fuzzy(s, 1), group.project_fuzzy(s, 1))
+    with pytest.raises(ValueError):
+        ScoredExecutor(graph, rules={}, intermediate="nope")
