@@ -711,3 +711,20 @@ def test_bare_leaf_statement_takes_the_query_head_noun():
                        "{x} is a museum related to art")
     # Without a head noun in the query the generic statement stays.
     assert Decomposition.from_tree(parse_query('"history" AND NOT "art"')).atoms[0] == '{x} fits the description "history"'
+
+
+@pytest.mark.parametrize("leaf, head, expected", [
+    # a clause after the head noun, opened by a participle the lexicon does not list
+    ("museums offering guided tours", None, "{x} is a museum offering guided tours"),
+    ("museums devoted to history", None, "{x} is a museum devoted to history"),
+    # a leaf that lost its head noun (the LLM rewrite wrote "devoted to history"): the query's head comes back
+    ("devoted to history", "museum", "{x} is a museum devoted to history"),
+    ("in Paris", "museum", "{x} is a museum in Paris"),
+    ("offering guided tours", "museum", "{x} is a museum offering guided tours"),
+    # a participle used as an adjective (no preposition after it) is not a clause
+    ("guided tours", "museum", "{x} is a museum related to guided tours"),
+    ("animated films", None, "{x} is an animated film"),
+    ("devoted to history", None, "{x} is devoted to history"),
+])
+def test_statement_for_clauses_and_lost_head_nouns(leaf, head, expected):
+    assert statement_for(leaf, head=head) == expected
