@@ -728,3 +728,25 @@ def test_bare_leaf_statement_takes_the_query_head_noun():
 ])
 def test_statement_for_clauses_and_lost_head_nouns(leaf, head, expected):
     assert statement_for(leaf, head=head) == expected
+
+
+@pytest.mark.parametrize("query, expected", [
+    ('"documents not about ocean tides" AND "documents about skiing"',
+     'NOT "documents about ocean tides" AND "documents about skiing"'),
+    ('"museums not in Paris"', '"museums" AND NOT "museums in Paris"'),
+    ('"bridges in Portugal that are not railway bridges"', '"bridges in Portugal" AND NOT "railway bridges"'),
+    ('"films never released" OR "cats"', '"films" AND NOT "films released" OR "cats"'),
+    ('NOT "films not in colour"', 'NOT "films not in colour"'),  # already negated: left alone
+    ('"non-fiction books" AND "notable poets"', '"non-fiction books" AND "notable poets"'),  # no whole-word "not"
+])
+def test_a_negation_inside_quotes_moves_out(query, expected):
+    from logical_pyserini.rewrite._guard import lift_inner_negations
+
+    assert str(lift_inner_negations(parse_query(query))) == expected
+
+
+def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):
+    # The exclusion cue "not" is satisfied by the lifted NOT, so the answer needs no repair round.
+    rw, rewrite = _ask_stub(stub, ['"stories about dogs" AND "stories not about cats"'])
+    assert rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
+    assert rw.stats["model_calls"] == 1 and rewrite.source == "llm"
