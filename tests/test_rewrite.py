@@ -750,3 +750,12 @@ def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):
     rw, rewrite = _ask_stub(stub, ['"stories about dogs" AND "stories not about cats"'])
     assert rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
     assert rw.stats["model_calls"] == 1 and rewrite.source == "llm"
+
+
+def test_a_term_naming_only_the_kind_of_result_is_dropped_from_a_conjunction():
+    from logical_pyserini.rewrite._guard import lift_inner_negations
+
+    tree = parse_query('"documents" AND NOT ("kimchi" OR "coral reefs")')
+    assert str(lift_inner_negations(tree)) == 'NOT ("kimchi" OR "coral reefs")'
+    # alone it is the whole query and stays
+    assert str(lift_inner_negations(parse_query('"documents"'))) == '"documents"'

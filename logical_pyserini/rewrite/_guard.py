@@ -132,7 +132,9 @@ def lift_inner_negations(tree: Node) -> Node:
     negation stay a positive term unless they only name the kind of result
     ("documents", "articles": ``generic_heads``); the excluded phrase keeps
     its own head noun, or borrows the kept part's ("in Paris" -> "museums in
-    Paris").  Terms already under a NOT are left alone.  Only model
+    Paris").  In a conjunction, a term that only names the kind of result
+    (``"documents" AND NOT "chess"``) is dropped.  Terms already under a
+    NOT are left alone.  Only model
     rewrites pass through here: a title that opens with "Not" would be
     lifted too.
     """
@@ -173,11 +175,15 @@ def lift_inner_negations(tree: Node) -> Node:
         children = tuple(walk(c) for c in node.children)
         if isinstance(node, And):  # keep conjunctions flat
             children = tuple(g for c in children for g in (c.children if isinstance(c, And) else (c,)))
-            # A bare head noun left by a lift ("stories") is implied by a sibling that names it.
+            # A bare head noun left by a lift ("stories") is implied by a sibling that names it, and a term that
+            # only names the kind of result ("documents" AND NOT ...) constrains nothing.
             words = [set(c.text.lower().split()) if isinstance(c, Term) else set() for c in children]
+            generic = cues.generic_heads | cues.ignore
             children = tuple(c for i, c in enumerate(children)
-                             if not (isinstance(c, Term) and len(words[i]) == 1
-                                     and any(words[i] <= w for j, w in enumerate(words) if j != i and len(w) > 1)))
+                             if not (isinstance(c, Term) and (
+                                 words[i] <= generic
+                                 or len(words[i]) == 1 and any(words[i] <= w for j, w in enumerate(words)
+                                                               if j != i and len(w) > 1))))
         return children[0] if len(children) == 1 else type(node)(children)
 
     return walk(tree)
