@@ -18,7 +18,7 @@ Rows, all on the same queries and per-query pools (ranked against their own docu
 * ITLR on the gold logical query;
 * ITLR on the LLM rewrite of the question (the base run of the reranker);
 * + OrLog(LLM): every pool document judged on every predicate of the rewrite, ProbLog posterior, fused with the
-  base score (``--fusion``).
+  base score (``--fusion``; a comma list gives one row per weight, from the same model answers).
 
 Measures: nDCG@10 and P@1 by number of negations in the gold query, and per template; paired sign tests.
 """
@@ -96,9 +96,11 @@ def main(argv=None) -> int:
 
     p = base_parser(__doc__)
     p.add_argument("--per-template", type=int, default=2, help="Test-split queries per three-term template.")
+    p.add_argument("--skip", type=int, default=0, help="Skip the first N test-split queries of each template "
+                   "(a held-out sample after choosing settings on the first ones).")
     p.add_argument("--model", default="embedded")
     p.add_argument("--dtype", default="bfloat16", choices=DTYPES)
-    p.add_argument("--fusion", type=float, default=None, help="Posterior weight (default: the reranker's).")
+    p.add_argument("--fusion", default=None, help="Posterior weight(s), comma-separated (default: the reranker's).")
     p.add_argument("--cache", default=None, help="SQLite model-answer cache (rerun = no model calls).")
     p.add_argument("--threads", type=int, default=None)
     args = p.parse_args(argv)
@@ -114,12 +116,14 @@ def main(argv=None) -> int:
     per_template: dict[str, list[str]] = {}
     for qid in bench.qids("three", "test"):
         per_template.setdefault(bench.queries[qid].meta["template"], []).append(qid)
-    qids = [q for t in synth.three_term_templates() for q in per_template.get(t, [])[: args.per_template]]
-    log(f"{len(qids)} queries ({args.per_template} per template, test split)")
+    qids = [q for t in synth.three_term_templates()
+            for q in per_template.get(t, [])[args.skip: args.skip + args.per_template]]
+    log(f"{len(qids)} queries ({args.per_template} per template after skipping {args.skip}, test split)")
 
     lm = get_model(args.model, cache=args.cache, threads=args.threads, dtype=args.dtype)
     rewriter = LLMRewriter(lm)
-    fusion = DEFAULT_FUSION if args.fusion is None else args.fusion
+    fusions = [DEFAULT_FUSION] if args.fusion is None else [float(f) for f in args.fusion.split(",")]
+    fusion = fusions[0]
     leaves = bench.leaves["bm25"]
     itlr_gold = bench.logical("bm25")
 
@@ -139,8 +143,10 @@ def main(argv=None) -> int:
 
     texts = _texts(data, {d for q in qids for d in bench.queries[q].docids})
     reranker = OrLogReranker(LLMOracle(lm), depth=10, fusion=fusion)
+    others = [OrLogReranker(reranker.oracle, depth=10, fusion=f) for f in fusions[1:]]  # same answers, reweighted
     doc_text = lambda hit: (SUBJECT, texts[hit.docid])  # noqa: E731 - the reranker's doc_text_fn
-    rows: dict[str, dict[str, np.ndarray]] = {"question": {}, "rewrite": {}, "orlog": {}}
+    rows: dict[str, dict[str, np.ndarray]] = {"question": {}, "rewrite": {}, "orlog": {},
+                                              **{f"orlog{f}": {} for f in fusions[1:]}}
     rewrites, start, rewrite_s = {}, time.perf_counter(), 0.0
     for n, qid in enumerate(qids, 1):
         q = bench.queries[qid]
@@ -160,6 +166,9 @@ def main(argv=None) -> int:
             log(f"{qid}: OrLog fell back to the base ranking: {stats.error}")
         score_of = {h.docid: h.score for h in reranked}
         rows["orlog"][qid] = np.array([score_of[d] for d in q.docids])
+        for f, other in zip(fusions[1:], others):
+            score_of = {h.docid: h.score for h in other.rerank(oq, hits, doc_text)[0]}
+            rows[f"orlog{f}"][qid] = np.array([score_of[d] for d in q.docids])
         log(f"[{n}/{len(qids)}] {qid} {q.meta['template']}: {question!r} -> {rw.tree} "
             f"({time.perf_counter() - start:.0f}s)")
 
@@ -169,6 +178,7 @@ def main(argv=None) -> int:
         "ITLR (gold logic)": itlr_gold,
         "ITLR on the LLM rewrite (base)": lambda q: rows["rewrite"][q.qid],
         f"+ OrLog(LLM), fusion {fusion}": lambda q: rows["orlog"][q.qid],
+        **{f"+ OrLog(LLM), fusion {f}": (lambda q, f=f: rows[f"orlog{f}"][q.qid]) for f in fusions[1:]},
     }
     res = bench.evaluate(systems, qids, negations)
     per_t = bench.evaluate(systems, qids, lambda q: q.meta["template"])
@@ -180,9 +190,9 @@ def main(argv=None) -> int:
     lines = header("The LLM pipeline on the ITLR synthetic benchmark (natural question -> rewrite -> ITLR -> OrLog)",
                    cmd, __doc__.split("\n\n")[2].replace("\n", " "),
                    f"Model `{lm.id}` on {lm.device}; {len(qids)} test-split queries ({args.per_template} per "
-                   f"template of 32); rewrites {rewrite_s:.0f}s (exact gold query {exact}/{len(qids)}, gold shape "
-                   f"{same_shape}/{len(qids)}); OrLog: {int(s['pairs'])} pairs ({int(s['cache_hits'])} cached), "
-                   f"{s['oracle_seconds']:.0f}s, fusion {fusion}, all pool documents reranked.")
+                   f"template of 32 after skipping {args.skip}); rewrites {rewrite_s:.0f}s (exact gold query "
+                   f"{exact}/{len(qids)}, gold shape {same_shape}/{len(qids)}); OrLog: {int(s['pairs'])} pairs ({int(s['cache_hits'])} cached), "
+                   f"{s['oracle_seconds']:.0f}s, all pool documents reranked.")
     for measure in ("nDCG@10", "P@1"):
         lines += [f"## {measure} by number of negations (gold query)", "",
                   *md_table(["system", *NEGATIONS, "all"],
