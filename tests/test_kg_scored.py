@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import pickle
@@ -121,11 +122,17 @@ def test_uncertain_members_are_projected_as_their_own_group_and_explained_consis
     assert np.array_equal(scores, out) and all(support[int(e)] for e in of_c0)
 
 
-def _fitted_scorer(**options):
+@functools.lru_cache(maxsize=1)
+def _fitted():
     triples, _ = synonym_graph(hidden=10)
     graph = KnowledgeGraph(triples, N_PEOPLE + N_CITIES, 6)
-    weights = fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
-    return graph, ScoredExecutor(graph, rules=mine_rules(graph, progress=False), weights=weights, **options)
+    return graph, mine_rules(graph, progress=False), fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
+
+
+def _fitted_scorer(**options):
+    """One fitted model shared by the tests below (the fit is the slow part), a fresh executor per call."""
+    graph, rules, weights = _fitted()
+    return graph, ScoredExecutor(graph, rules=rules, weights=weights, **options)
 
 
 def test_member_projection_of_one_crisp_head_is_what_the_model_was_fitted_on():
@@ -178,3 +185,26 @@ def test_group_intermediate_keeps_the_earlier_projection_and_bad_options_fail():
     assert not np.allclose(members.project_fuzzy(s, 1), group.project_fuzzy(s, 1))
     with pytest.raises(ValueError):
         ScoredExecutor(graph, rules={}, intermediate="nope")
+
+
+def test_an_entity_is_not_its_own_tail_under_a_relation_without_self_loops():
+    """knows (r2, inverse r3) links people of the same city, never a person to itself: the rule
+    knows <- lives_in, lives_in^-1 reaches the head too, which is dropped unless irreflexive=False."""
+    rng = random.Random(0)
+    city = {p: N_PEOPLE + rng.randrange(5) for p in range(60)}
+    triples = [(p, 0, c) for p, c in city.items()] + [(c, 1, p) for p, c in city.items()]
+    for p in range(60):
+        for q in range(60):
+            if p != q and city[p] == city[q] and rng.random() < 0.5:
+                triples += [(p, 2, q), (q, 3, p)]
+    graph = KnowledgeGraph(np.array(triples), N_PEOPLE + 5, 4)
+    rules = mine_rules(graph, progress=False)
+    assert any(r.body == (0, 1) for r in rules[2])
+    weights = fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[7] = 1.0
+    plain = ScoredExecutor(graph, rules=rules, weights=weights, irreflexive=False).project_fuzzy(s, 2)
+    irreflexive = ScoredExecutor(graph, rules=rules, weights=weights).project_fuzzy(s, 2)
+    assert plain[7] > 0 and irreflexive[7] == 0.0
+    others = np.arange(graph.num_entities) != 7
+    assert np.array_equal(plain[others], irreflexive[others])

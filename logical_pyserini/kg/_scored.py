@@ -70,6 +70,10 @@ class ScoredExecutor(Executor[np.ndarray]):
         Entities of a fuzzy input projected one by one (best first, ties by id).
     exists : {"max", "noisy-or"}
         How the members' projections combine per tail.
+    irreflexive : bool
+        With ``intermediate="members"``: a member is never its own tail under a
+        relation that has no self-loop in the graph (the co-tail walk and rules
+        like ``r <- r1, r1^-1`` otherwise lead back to the head).
     """
 
     name = "scored"
@@ -77,11 +81,12 @@ class ScoredExecutor(Executor[np.ndarray]):
     def __init__(self, graph: KnowledgeGraph, rules: RuleSet | None = None, prior: float = 1e-3,
                  beam: int = 1000, progress: bool = True, paths: str = "max", rules_combine: str = "noisy-or",
                  weights: "ProjectionWeights | None" = None, intermediate: str = "members", members: int = 256,
-                 exists: str = "max"):
+                 exists: str = "max", irreflexive: bool = True):
         super().__init__(graph)
         if intermediate not in INTERMEDIATE or exists not in EXISTS:
             raise ExecutorError(f"intermediate must be one of {INTERMEDIATE}, exists one of {EXISTS}")
         self.intermediate, self.members, self.exists = intermediate, int(members), exists
+        self.irreflexive = irreflexive
         self.paths, self.rules_combine = paths, rules_combine
         self.rules = rules if rules is not None else mine_rules(graph, progress=progress)
         self.prior_weight = float(prior)
@@ -260,6 +265,10 @@ class ScoredExecutor(Executor[np.ndarray]):
             mat = self._norm[relation] = adj.multiply(1.0 / deg[:, None]).tocsr()
         return mat
 
+    def _has_self_loops(self, relation: int) -> bool:
+        pairs = self.graph.relation_pairs(relation)
+        return bool(np.any(pairs[:, 0] == pairs[:, 1]))
+
     def _member_parts(self, members: np.ndarray, relation: int):
         """``(direct, [(rule, matrix)])`` of every member projected on its own: sparse ``(k, n)`` rows,
         the same pieces :meth:`_components` gives for one crisp head."""
@@ -317,6 +326,10 @@ class ScoredExecutor(Executor[np.ndarray]):
             feats = self._feature_stack(((rule, dense(m)) for rule, m in parts), len(parts), counts[cols], 1.0,
                                         float(counts.max()))
             sp = s[idx[rows]][:, None] * self._probability(feats, dense(direct))
+            if self.irreflexive and not self._has_self_loops(relation):
+                # a relation the graph never uses from an entity to itself: the member is not its own tail
+                own = colpos[idx[rows]]
+                sp[np.flatnonzero(own >= 0), own[own >= 0]] = 0.0
             sure |= (sp >= 1.0).any(axis=0)
             if self.exists == "max":
                 np.maximum(acc, sp.max(axis=0), out=acc)
