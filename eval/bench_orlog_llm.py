@@ -42,8 +42,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bfloat16", choices=DTYPES)
     ap.add_argument("--index", default=str(ROOT / "indexes" / "demo"))
     ap.add_argument("--topics-per-template", type=int, default=1)
-    ap.add_argument("--depth", type=int, default=20)
-    ap.add_argument("--fusion", type=float, default=0.8)
+    ap.add_argument("--depth", default="20,30", help="rerank depth(s), comma-separated: one OrLog row each "
+                    "(the reasoners and the throughput run use the first)")
+    ap.add_argument("--fusion", type=float, default=None, help="posterior weight (default: the reranker's)")
     ap.add_argument("--reasoner-topics", type=int, default=None, help="topics for the two generating baselines "
                     "(default: all)")
     ap.add_argument("--no-reasoners", action="store_true", help="skip the generating baselines")
@@ -53,6 +54,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=Path, default=None, help="keep the run files here (default: a temp folder)")
     ap.add_argument("--output", type=Path, default=ROOT / "eval" / "results" / "orlog_llm.md")
     args = ap.parse_args(argv)
+    depths = [int(d) for d in str(args.depth).split(",")]
 
     from logical_pyserini._topics import read_topics
     from logical_pyserini.data import DEMO_DIR
@@ -60,7 +62,8 @@ def main(argv=None) -> int:
     from logical_pyserini.eval import evaluate_runs, format_sign_tests, format_table, sign_tests
     from logical_pyserini.models import ModelCache, TransformersModel, get_model
     from logical_pyserini.query import parse_query
-    from logical_pyserini.rerank import LLMOracle, LLMReasoner, OrLogQuery, OrLogReranker, searcher_doc_text_fn
+    from logical_pyserini.rerank import (DEFAULT_FUSION, LLMOracle, LLMReasoner, OrLogQuery, OrLogReranker,
+                                         searcher_doc_text_fn)
     from logical_pyserini.rewrite import LLMRewriter
     from logical_pyserini.search import LogicalLuceneSearcher, open_run_writer
 
@@ -93,17 +96,21 @@ def main(argv=None) -> int:
     base = runs["ITLR on the LLM rewrite (base)"]
 
     costs = {}
-    reranker = OrLogReranker(LLMOracle(lm), args.depth, fusion=args.fusion)
-    name = f"+ OrLog(LLM), fusion {args.fusion}"
-    runs[name] = {q: reranker.rerank(queries[q], base[q], doc_text)[0] for q in qids}
-    s = reranker.summary()
-    costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
-                   f"{s['oracle_seconds']:.1f}")
+    fusion = DEFAULT_FUSION if args.fusion is None else args.fusion
+    orlog_names = []
+    for depth in depths:
+        reranker = OrLogReranker(LLMOracle(lm), depth, fusion=fusion)
+        name = f"+ OrLog(LLM), depth {depth}"
+        orlog_names.append(name)
+        runs[name] = {q: reranker.rerank(queries[q], base[q], doc_text)[0] for q in qids}
+        s = reranker.summary()
+        costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
+                       f"{s['oracle_seconds']:.1f}")
     if not args.no_reasoners:
         sub = qids[: args.reasoner_topics or len(qids)]
         for logic in (False, True):
-            reasoner = LLMReasoner(lm, args.depth, logic=logic, max_new_tokens=4, batch_size=1, fusion=args.fusion)
-            name = f"+ {'logic-augmented LLM' if logic else 'LLM-as-reasoner'}"
+            reasoner = LLMReasoner(lm, depths[0], logic=logic, max_new_tokens=4, batch_size=1, fusion=fusion)
+            name = f"+ {'logic-augmented LLM' if logic else 'LLM-as-reasoner'}, depth {depths[0]}"
             runs[name] = {q: reasoner.rerank(queries[q], base[q], doc_text)[0] for q in sub}
             s = reasoner.summary()
             costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
@@ -124,7 +131,12 @@ def main(argv=None) -> int:
                 writer.write(q, hits)
     complete = {k: v for k, v in paths.items() if len(runs[k]) == len(qids)}
     table = format_table(evaluate_runs(qrels, complete, "seed000"))
-    orlog_name = f"+ OrLog(LLM), fusion {args.fusion}"
+    per_topic = {(r.run, r.group): r.values["nDCG@10"]
+                 for r in evaluate_runs(qrels, complete, "nDCG@10", {q: q for q in qids}) if r.group != "all"}
+    topic_runs = ["Boolean peer (gold logic)", "ITLR on the LLM rewrite (base)", *orlog_names]
+    topic_table = ["| topic | " + " | ".join(topic_runs) + " |", "|---|" + "---:|" * len(topic_runs),
+                   *(f"| {q} | " + " | ".join(f"{per_topic[(n, q)]:.3f}" for n in topic_runs) + " |" for q in qids)]
+    orlog_name = orlog_names[-1]
     tests = format_sign_tests(sign_tests(qrels, {orlog_name: paths[orlog_name],
                                                  **{k: v for k, v in complete.items() if k != orlog_name}},
                                          "P@1 nDCG@10", baseline=orlog_name))
@@ -136,7 +148,7 @@ def main(argv=None) -> int:
         m = TransformersModel(model=lm.model, tokenizer=lm.tokenizer, model_id=lm.id, batch_size=16,
                               shared_prefix=shared, cache=ModelCache(enabled=False))
         oracle = LLMOracle(m)
-        rr = OrLogReranker(oracle, args.depth, oracle_batch=64)
+        rr = OrLogReranker(oracle, depths[0], oracle_batch=64)
         start = time.perf_counter()
         for q in by_atoms:
             rr.rerank(queries[q], base[q], doc_text)
@@ -151,14 +163,15 @@ def main(argv=None) -> int:
         f"{os.cpu_count()} CPUs (load average at the end {os.getloadavg()[0]:.1f}); model `{lm.id}` on "
         f"{lm.device} ({load_s:.1f}s to load); LLM rewrite of {len(qids)} questions {parse_s:.1f}s.  ",
         f"Topics: {len(qids)} ({args.topics_per_template} per template: {', '.join(qids)}); OrLog depth "
-        f"{args.depth}, fusion {args.fusion}.", "",
+        f"{', '.join(map(str, depths))}, fusion {fusion} (posterior weight).", "",
         table, "",
         "| reranker | tokens/pair | pairs | model seconds |", "|---|---|---|---|",
         *[f"| {name} | {t} | {p} | {sec} |" for name, (t, p, sec) in costs.items()], "",
         "Tokens per pair follow seed 000 (Table 2): OrLog = one scored position per predicate plus the one-off "
         "parse tokens of the LLM rewrite spread over the candidates; the reasoners = generated tokens (+ parse "
         "tokens for the logic-augmented one).", "",
-        "Paired two-tailed sign tests, OrLog(LLM) against each run (wins/losses are the other run's):", "",
+        "nDCG@10 per topic:", "", *topic_table, "",
+        f"Paired two-tailed sign tests, {orlog_name} against each run (wins/losses are the other run's):", "",
         tests, "",
         f"## Oracle throughput (cold, no answer cache; topics {', '.join(by_atoms)})", "",
         "| prompts | pairs | seconds | pairs/s | prompt tokens | tokens run | saved |", "|---|---|---|---|---|---|---|",

@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-new-tokens", type=int, help="generation limit for LLM rewriters")
     ap.add_argument("--show-failures", type=int, default=0, metavar="N", help="print N structure failures per template")
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--dump", type=Path, help="JSONL of every query's rewrite (ours and, for a model, the rules')")
     args = ap.parse_args(argv)
 
     if not args.data.is_file():
@@ -200,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     results, seconds = evaluate(rewriter, rows, progress=not args.no_progress)
     text = report(results, args.rewriter, seconds, dict(rewriter.stats), args.data)
+    ref = None
     if args.rewriter != "rules":  # the reference on exactly these queries
         ref, _ = evaluate(get_rewriter("rules"), rows, progress=False)
         acc = sum(r["structure"] for r in ref) / max(1, len(ref))
@@ -208,6 +210,12 @@ def main(argv: list[str] | None = None) -> int:
                         for t in GOLD_SHAPES if (n := sum(r["template"] == t for r in ref)))
         text += (f"\nThe rules rewriter on the same {len(ref)} queries: structure accuracy {acc:.3f}, atom match "
                  f"{atoms:.3f} ({per}).\n")
+    if args.dump:
+        from logical_pyserini._io import atomic_write_text
+
+        atomic_write_text(args.dump, "".join(
+            json.dumps({**r, **({"rules": ref[i]["rewrite"], "rules_structure": ref[i]["structure"]} if ref else {})},
+                       ensure_ascii=False) + "\n" for i, r in enumerate(results)))
     command = " ".join(argv if argv is not None else sys.argv[1:])
     text = text.replace(f"`python eval/rewrite_quest.py --rewriter {args.rewriter}`",
                         f"`python eval/rewrite_quest.py {command}`")

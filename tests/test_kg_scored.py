@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import pickle
@@ -119,3 +120,91 @@ def test_uncertain_members_are_projected_as_their_own_group_and_explained_consis
     assert np.all(out[np.setdiff1d(of_c1, of_c0)] <= 0.3 + 1e-6) and out[np.setdiff1d(of_c1, of_c0)].min() > 0
     scores, support = scorer.explain_projection(s, 1)
     assert np.array_equal(scores, out) and all(support[int(e)] for e in of_c0)
+
+
+@functools.lru_cache(maxsize=1)
+def _fitted():
+    triples, _ = synonym_graph(hidden=10)
+    graph = KnowledgeGraph(triples, N_PEOPLE + N_CITIES, 6)
+    return graph, mine_rules(graph, progress=False), fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
+
+
+def _fitted_scorer(**options):
+    """One fitted model shared by the tests below (the fit is the slow part), a fresh executor per call."""
+    graph, rules, weights = _fitted()
+    return graph, ScoredExecutor(graph, rules=rules, weights=weights, **options)
+
+
+def test_member_projection_of_one_crisp_head_is_what_the_model_was_fitted_on():
+    graph, scorer = _fitted_scorer()
+    for person in (0, 5, 60):  # 0 and 5 lost their lives_in fact, 60 has it
+        s = np.zeros(graph.num_entities, np.float32)
+        s[person] = 1.0
+        members = scorer.project_fuzzy(s, 0)
+        fitted = scorer._weighted(s, 0, *scorer._components(s, 0))  # the dense path the fit uses
+        assert np.allclose(members, fitted, atol=1e-6) and members.max() > 0
+
+
+def test_members_are_projected_one_by_one_and_combined_by_max_or_noisy_or():
+    graph, by_max = _fitted_scorer(exists="max")
+    _, noisy = _fitted_scorer(exists="noisy-or")
+    a, b = 2, 7  # two people whose lives_in facts are hidden: every city is a prediction
+    single = {}
+    for p in (a, b):
+        s = np.zeros(graph.num_entities, np.float32)
+        s[p] = 1.0
+        single[p] = by_max.project_fuzzy(s, 0)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[a], s[b] = 1.0, 0.5
+    assert np.allclose(by_max.project_fuzzy(s, 0), np.maximum(single[a], 0.5 * single[b]), atol=1e-6)
+    assert np.allclose(noisy.project_fuzzy(s, 0), 1 - (1 - single[a]) * (1 - 0.5 * single[b]), atol=1e-5)
+    # where both predict a city, noisy-or counts the second member, max does not
+    both = (single[a] > 0) & (single[b] > 0) & (single[a] < 1)
+    assert both.any() and np.all(noisy.project_fuzzy(s, 0)[both] > by_max.project_fuzzy(s, 0)[both])
+
+
+def test_only_the_best_members_are_projected_ties_broken_by_id():
+    graph, scorer = _fitted_scorer(members=1)
+    city_a, city_b = N_PEOPLE + 3, N_PEOPLE + 4
+    people_a, people_b = graph.project([city_a], 1), graph.project([city_b], 1)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[city_a], s[city_b] = 0.9, 0.9  # a tie: the lower id (city_a) is the one projected
+    out = scorer.project_fuzzy(s, 1)
+    assert np.all(out[people_a] >= 0.9 - 1e-6)
+    assert np.all(out[np.setdiff1d(people_b, people_a)] < 0.9)
+    s[city_b] = 0.95  # now city_b is the best member
+    out = scorer.project_fuzzy(s, 1)
+    assert np.all(out[people_b] >= 0.95 - 1e-6) and np.all(out[np.setdiff1d(people_a, people_b)] < 0.9)
+
+
+def test_group_intermediate_keeps_the_earlier_projection_and_bad_options_fail():
+    graph, members = _fitted_scorer()
+    _, group = _fitted_scorer(intermediate="group")
+    s = np.zeros(graph.num_entities, np.float32)
+    s[N_PEOPLE:N_PEOPLE + 6] = 1.0  # six certain cities: the group sees them as one head, members one by one
+    assert not np.allclose(members.project_fuzzy(s, 1), group.project_fuzzy(s, 1))
+    with pytest.raises(ValueError):
+        ScoredExecutor(graph, rules={}, intermediate="nope")
+
+
+def test_an_entity_is_not_its_own_tail_under_a_relation_without_self_loops():
+    """knows (r2, inverse r3) links people of the same city, never a person to itself: the rule
+    knows <- lives_in, lives_in^-1 reaches the head too, which is dropped unless irreflexive=False."""
+    rng = random.Random(0)
+    city = {p: N_PEOPLE + rng.randrange(5) for p in range(60)}
+    triples = [(p, 0, c) for p, c in city.items()] + [(c, 1, p) for p, c in city.items()]
+    for p in range(60):
+        for q in range(60):
+            if p != q and city[p] == city[q] and rng.random() < 0.5:
+                triples += [(p, 2, q), (q, 3, p)]
+    graph = KnowledgeGraph(np.array(triples), N_PEOPLE + 5, 4)
+    rules = mine_rules(graph, progress=False)
+    assert any(r.body == (0, 1) for r in rules[2])
+    weights = fit_projection_weights(graph, holdout=0.2, seed=0, progress=False)
+    s = np.zeros(graph.num_entities, np.float32)
+    s[7] = 1.0
+    plain = ScoredExecutor(graph, rules=rules, weights=weights, irreflexive=False).project_fuzzy(s, 2)
+    irreflexive = ScoredExecutor(graph, rules=rules, weights=weights).project_fuzzy(s, 2)
+    assert plain[7] > 0 and irreflexive[7] == 0.0
+    others = np.arange(graph.num_entities) != 7
+    assert np.array_equal(plain[others], irreflexive[others])

@@ -711,3 +711,51 @@ def test_bare_leaf_statement_takes_the_query_head_noun():
                        "{x} is a museum related to art")
     # Without a head noun in the query the generic statement stays.
     assert Decomposition.from_tree(parse_query('"history" AND NOT "art"')).atoms[0] == '{x} fits the description "history"'
+
+
+@pytest.mark.parametrize("leaf, head, expected", [
+    # a clause after the head noun, opened by a participle the lexicon does not list
+    ("museums offering guided tours", None, "{x} is a museum offering guided tours"),
+    ("museums devoted to history", None, "{x} is a museum devoted to history"),
+    # a leaf that lost its head noun (the LLM rewrite wrote "devoted to history"): the query's head comes back
+    ("devoted to history", "museum", "{x} is a museum devoted to history"),
+    ("in Paris", "museum", "{x} is a museum in Paris"),
+    ("offering guided tours", "museum", "{x} is a museum offering guided tours"),
+    # a participle used as an adjective (no preposition after it) is not a clause
+    ("guided tours", "museum", "{x} is a museum related to guided tours"),
+    ("animated films", None, "{x} is an animated film"),
+    ("devoted to history", None, "{x} is devoted to history"),
+])
+def test_statement_for_clauses_and_lost_head_nouns(leaf, head, expected):
+    assert statement_for(leaf, head=head) == expected
+
+
+@pytest.mark.parametrize("query, expected", [
+    ('"documents not about ocean tides" AND "documents about skiing"',
+     'NOT "documents about ocean tides" AND "documents about skiing"'),
+    ('"museums not in Paris"', '"museums" AND NOT "museums in Paris"'),
+    ('"bridges in Portugal that are not railway bridges"', '"bridges in Portugal" AND NOT "railway bridges"'),
+    ('"films never released" OR "cats"', '"films" AND NOT "films released" OR "cats"'),
+    ('NOT "films not in colour"', 'NOT "films not in colour"'),  # already negated: left alone
+    ('"non-fiction books" AND "notable poets"', '"non-fiction books" AND "notable poets"'),  # no whole-word "not"
+])
+def test_a_negation_inside_quotes_moves_out(query, expected):
+    from logical_pyserini.rewrite._guard import lift_inner_negations
+
+    assert str(lift_inner_negations(parse_query(query))) == expected
+
+
+def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):
+    # The exclusion cue "not" is satisfied by the lifted NOT, so the answer needs no repair round.
+    rw, rewrite = _ask_stub(stub, ['"stories about dogs" AND "stories not about cats"'])
+    assert rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
+    assert rw.stats["model_calls"] == 1 and rewrite.source == "llm"
+
+
+def test_a_term_naming_only_the_kind_of_result_is_dropped_from_a_conjunction():
+    from logical_pyserini.rewrite._guard import lift_inner_negations
+
+    tree = parse_query('"documents" AND NOT ("kimchi" OR "coral reefs")')
+    assert str(lift_inner_negations(tree)) == 'NOT ("kimchi" OR "coral reefs")'
+    # alone it is the whole query and stays
+    assert str(lift_inner_negations(parse_query('"documents"'))) == '"documents"'

@@ -8,13 +8,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from ._executor import Executor, register_executor
+from ._executor import Executor, ExecutorError, register_executor
 from ._graph import KnowledgeGraph, gather_rows
 from ._rules import RuleSet, mine_rules
 
 __all__ = ["FEATURES", "ProjectionWeights", "ScoredExecutor", "fit_projection_weights"]
 
 logger = logging.getLogger(__name__)
+
+INTERMEDIATE = ("members", "group")
+EXISTS = ("max", "noisy-or")
 
 #: Per-entity evidence of a projection, in the order of :meth:`ScoredExecutor.features`: noisy-or of rule
 #: confidences, the best single path rule, how many path rules fire, the co-tail walk, tail-frequency
@@ -36,13 +39,16 @@ class ScoredExecutor(Executor[np.ndarray]):
     """A fuzzy-set generalisation of ``exact``: each step holds a score in [0, 1] per entity.
 
     Projection of a fuzzy set ``s`` through relation ``r``: the graph's own ``r``
-    edges give 1 (max-product from ``s``); every other entity gets, with
-    ``weights`` (``--projection logistic``, the CLI default), the probability of
-    a logistic model over :data:`FEATURES` (mined rules ``r <- path``
-    propagated max-product, the co-tail walk, tail popularity of ``r``) fitted
-    on edges held out of the graph; the certain members of ``s`` and the
-    uncertain rest are projected as two groups, the latter scaled by its best
-    score.  Without weights (``--projection rules``): a noisy-or of the rule
+    edges give 1; every other entity gets, with ``weights`` (``--projection
+    logistic``, the CLI default), the probability of a logistic model over
+    :data:`FEATURES` (mined rules ``r <- path``, the co-tail walk, tail popularity
+    of ``r``) fitted on edges held out of the graph, i.e. on crisp single heads.
+    So a fuzzy input is projected member by member (``intermediate="members"``):
+    each of the ``members`` best entities ``m`` as a crisp head, its
+    probabilities scaled by ``s[m]``, combined per tail by ``exists`` (``max``:
+    CQD's max over intermediate entities; ``noisy-or``).  ``intermediate="group"``
+    is the earlier projection of the certain members and of the uncertain rest as
+    two groups.  Without weights (``--projection rules``): a noisy-or of the rule
     confidences, and a small tail-frequency prior orders what no rule reaches.
     Intersection is the product t-norm, union the maximum, negation multiplies
     by ``1 - n`` at the end of its step.  With no rules, no prior and no weights
@@ -58,20 +64,36 @@ class ScoredExecutor(Executor[np.ndarray]):
         Entities of a step kept as input to the next projection (highest scores).
     weights : ProjectionWeights, optional
         The logistic projection model (:func:`fit_projection_weights`).
+    intermediate : {"members", "group"}
+        How the logistic projection treats a fuzzy input set (see above).
+    members : int
+        Entities of a fuzzy input projected one by one (best first, ties by id).
+    exists : {"max", "noisy-or"}
+        How the members' projections combine per tail.
+    irreflexive : bool
+        With ``intermediate="members"``: a member is never its own tail under a
+        relation that has no self-loop in the graph (the co-tail walk and rules
+        like ``r <- r1, r1^-1`` otherwise lead back to the head).
     """
 
     name = "scored"
 
     def __init__(self, graph: KnowledgeGraph, rules: RuleSet | None = None, prior: float = 1e-3,
                  beam: int = 1000, progress: bool = True, paths: str = "max", rules_combine: str = "noisy-or",
-                 weights: "ProjectionWeights | None" = None):
+                 weights: "ProjectionWeights | None" = None, intermediate: str = "members", members: int = 256,
+                 exists: str = "max", irreflexive: bool = True):
         super().__init__(graph)
+        if intermediate not in INTERMEDIATE or exists not in EXISTS:
+            raise ExecutorError(f"intermediate must be one of {INTERMEDIATE}, exists one of {EXISTS}")
+        self.intermediate, self.members, self.exists = intermediate, int(members), exists
+        self.irreflexive = irreflexive
         self.paths, self.rules_combine = paths, rules_combine
         self.rules = rules if rules is not None else mine_rules(graph, progress=progress)
         self.prior_weight = float(prior)
         self.beam = int(beam)
         self.weights = weights
         self._prior: dict[int, np.ndarray] = {}
+        self._norm: dict = {}
 
     @classmethod
     def add_arguments(cls, parser):
@@ -87,6 +109,17 @@ class ScoredExecutor(Executor[np.ndarray]):
                        help="logistic: rule, walk and tail-frequency features weighted by a logistic model fitted "
                        "on edges held out of the graph (calibrated probabilities); rules: the plain noisy-or of "
                        "rule confidences (default logistic)")
+        g.add_argument("--intermediate", choices=INTERMEDIATE, default="members",
+                       help="how the logistic projection treats a fuzzy input set: members = each of the --members "
+                       "best entities projected as a crisp head (what the model was fitted on) and scaled by its "
+                       "score; group = certain and uncertain members as two groups (the earlier default) "
+                       "(default members)")
+        g.add_argument("--members", type=int, default=256, help="entities of a fuzzy input projected one by one "
+                       "with --intermediate members, best first (default 256)")
+        g.add_argument("--exists", choices=EXISTS, default="max", help="how the members' projections combine "
+                       "per tail: max = max_m s_m p_m (CQD's max over intermediate entities); noisy-or = "
+                       "1 - prod(1 - s_m p_m), which also counts the evidence of entities shared by every member "
+                       "(popularity) once per member (default max)")
         g.add_argument("--holdout", type=float, default=0.05, help="share of the graph's edges held out to fit "
                        "the logistic projection (default 0.05)")
 
@@ -101,7 +134,8 @@ class ScoredExecutor(Executor[np.ndarray]):
                                                  progress=not args.quiet)
             except ValueError as exc:  # a graph too small to hold edges out: the plain rule scorer still works
                 logger.warning("%s; falling back to --projection rules", exc)
-        return cls(graph, rules=rules, prior=args.prior, beam=args.beam, weights=weights)
+        return cls(graph, rules=rules, prior=args.prior, beam=args.beam, weights=weights,
+                   intermediate=args.intermediate, members=args.members, exists=args.exists)
 
     # -- pieces -------------------------------------------------------------
     def _support(self, s: np.ndarray) -> np.ndarray:
@@ -185,38 +219,134 @@ class ScoredExecutor(Executor[np.ndarray]):
 
     def features(self, s: np.ndarray, relation: int, parts) -> np.ndarray:
         """``(len(FEATURES), num_entities)`` evidence for each entity being a tail (see :data:`FEATURES`)."""
-        miss = np.ones(self.graph.num_entities, np.float32)
-        best = np.zeros_like(miss)
-        fired = np.zeros_like(miss)
-        walk = np.zeros_like(miss)
+        counts = self.prior(relation, normalised=False)
+        return self._feature_stack(parts, len(parts), counts, float(s.max()), float(counts.max()))
+
+    @staticmethod
+    def _feature_stack(parts, n_parts: int, counts: np.ndarray, top: float, most: float) -> np.ndarray:
+        """:data:`FEATURES` from rule reach ``parts`` (``(rule, array)``; arrays of one shape: a vector over
+        entities, or a member x entity matrix) and tail counts ``counts`` (broadcast over the last axis)."""
+        miss = best = fired = walk = None
         for rule, v in parts:
+            if miss is None:
+                miss, best, fired, walk = (np.ones(v.shape, np.float32), np.zeros(v.shape, np.float32),
+                                           np.zeros(v.shape, np.float32), np.zeros(v.shape, np.float32))
             cv = rule.confidence * v
             miss *= 1.0 - cv
             if rule.walk:
-                walk = np.maximum(walk, v)
+                np.maximum(walk, v, out=walk)
             else:
-                best = np.maximum(best, cv)
+                np.maximum(best, cv, out=best)
                 fired += v > 0
-        counts = self.prior(relation, normalised=False)
-        top = float(s.max())
-        popularity = np.log1p(counts) / np.log1p(max(float(counts.max()), 1.0)) * top
-        return np.stack([1.0 - miss, best, np.log1p(fired) / np.log(2.0 + len(parts)), walk, popularity,
-                         (counts > 0) * np.float32(top)])
+        if miss is None:  # no rules for this relation
+            miss, best, fired, walk = (np.ones(counts.shape, np.float32), *(np.zeros(counts.shape, np.float32),) * 3)
+        shape = np.broadcast_shapes(miss.shape, counts.shape)
+        popularity = np.broadcast_to(np.log1p(counts) / np.log1p(max(most, 1.0)) * top, shape)
+        typed = np.broadcast_to((counts > 0) * np.float32(top), shape)
+        return np.stack([1.0 - miss, best, np.log1p(fired) / np.log(2.0 + n_parts), walk, popularity, typed])
+
+    def _probability(self, feats: np.ndarray, direct: np.ndarray) -> np.ndarray:
+        """``max(direct, p)``: p the logistic model's probability, 0 where there is no evidence at all."""
+        w = self.weights
+        p = 1.0 / (1.0 + np.exp(-(np.tensordot(w.coef, feats, axes=1) + w.bias))) * feats.any(axis=0)
+        return np.maximum(direct, p).astype(np.float32)
 
     def _weighted(self, s: np.ndarray, relation: int, direct: np.ndarray, parts) -> np.ndarray:
-        """``max(direct, p)``: p the logistic model's probability, 0 where there is no evidence at all."""
-        feats = self.features(s, relation, parts)
-        w = self.weights
-        p = 1.0 / (1.0 + np.exp(-(w.coef @ feats + w.bias))) * feats.any(axis=0)
-        return np.maximum(direct, p).astype(np.float32)
+        """The logistic projection of a fuzzy set taken as one group (see :meth:`_probability`)."""
+        return self._probability(self.features(s, relation, parts), direct)
+
+    # -- member-wise projection (--intermediate members) ----------------------
+    def _normalised(self, relation: int):
+        """``D^-1 A`` of ``relation``: one step of the degree-normalised walk (cached)."""
+        mat = self._norm.get(relation)
+        if mat is None:
+            adj = self.graph.adjacency(relation)
+            deg = np.maximum(np.diff(adj.indptr), 1).astype(np.float32)
+            mat = self._norm[relation] = adj.multiply(1.0 / deg[:, None]).tocsr()
+        return mat
+
+    def _has_self_loops(self, relation: int) -> bool:
+        pairs = self.graph.relation_pairs(relation)
+        return bool(np.any(pairs[:, 0] == pairs[:, 1]))
+
+    def _member_parts(self, members: np.ndarray, relation: int):
+        """``(direct, [(rule, matrix)])`` of every member projected on its own: sparse ``(k, n)`` rows,
+        the same pieces :meth:`_components` gives for one crisp head."""
+        direct = self.graph.adjacency(relation)[members]
+        first: dict[int, object] = {}
+        parts = []
+        for rule in self.rules.get(relation, []):
+            if rule.walk:
+                m = self._normalised(rule.body[0])[members]
+                for rel in rule.body[1:]:
+                    m = (m @ self._normalised(rel)).tocsr()
+                top = m.max(axis=1).toarray().ravel()
+                m = m.multiply(1.0 / np.where(top > 0, top, 1.0)[:, None]).tocsr()
+            else:
+                a = rule.body[0]
+                if a not in first:
+                    first[a] = self.graph.adjacency(a)[members]
+                m = first[a]
+                if len(rule.body) > 1:
+                    m = (m @ self.graph.adjacency(rule.body[1])).tocsr()
+                    m.data[:] = 1.0  # reached or not (max-product from a crisp head), not a path count
+            parts.append((rule, m))
+        return direct, parts
+
+    def _project_members(self, s: np.ndarray, relation: int) -> np.ndarray:
+        """Each of the ``members`` best entities of ``s`` projected as a crisp head (what the model was
+        fitted on), scaled by its score, then combined per tail: ``1 - prod(1 - s_m p_m)`` (independent
+        existential, ``--exists noisy-or``) or ``max`` (CQD's choice, ``--exists max``)."""
+        n = self.graph.num_entities
+        idx = np.flatnonzero(s)
+        idx = idx[np.lexsort((idx, -s[idx]))][:self.members]  # best first, ties by id: deterministic
+        out = np.zeros(n, np.float32)
+        if len(idx) == 0:
+            return out
+        direct, parts = self._member_parts(idx, relation)
+        counts = self.prior(relation, normalised=False)
+        # Only entities with some evidence can score above 0: work on those columns.
+        cols = np.unique(np.concatenate([direct.indices, np.flatnonzero(counts)]
+                                        + [m.indices for _, m in parts])).astype(np.int64)
+        colpos = np.full(n, -1, np.int64)
+        colpos[cols] = np.arange(len(cols))
+        acc = np.zeros(len(cols), np.float64)  # sum of log(1 - s_m p_m), or the max of s_m p_m
+        sure = np.zeros(len(cols), bool)
+        step = max(1, 2_000_000 // max(len(cols), 1))
+        for lo in range(0, len(idx), step):
+            rows = slice(lo, lo + step)
+            k = len(idx[rows])
+
+            def dense(m):
+                sub = m[rows]
+                d = np.zeros((k, len(cols)), np.float32)
+                d[np.repeat(np.arange(k), np.diff(sub.indptr)), colpos[sub.indices]] = sub.data
+                return d
+
+            feats = self._feature_stack(((rule, dense(m)) for rule, m in parts), len(parts), counts[cols], 1.0,
+                                        float(counts.max()))
+            sp = s[idx[rows]][:, None] * self._probability(feats, dense(direct))
+            if self.irreflexive and not self._has_self_loops(relation):
+                # a relation the graph never uses from an entity to itself: the member is not its own tail
+                own = colpos[idx[rows]]
+                sp[np.flatnonzero(own >= 0), own[own >= 0]] = 0.0
+            sure |= (sp >= 1.0).any(axis=0)
+            if self.exists == "max":
+                np.maximum(acc, sp.max(axis=0), out=acc)
+            else:
+                acc += np.log1p(-np.minimum(sp, 1.0 - 1e-7)).sum(axis=0)
+        out[cols] = acc if self.exists == "max" else -np.expm1(acc)
+        out[cols[sure]] = 1.0
+        return out
 
     def project_fuzzy(self, s: np.ndarray, relation: int) -> np.ndarray:
         """Fuzzy projection of ``s`` through ``relation`` (graph edges + rules + prior)."""
         if self.weights is None:
             return self._combine(s, relation, *self._components(s, relation))
-        # The model was fitted on crisp heads, and popularity does not depend on the input: project the
-        # certain members (score 1) and the uncertain rest as two groups, each divided by its best score
-        # and the result multiplied back (a two-beam version of CQD's max over intermediate entities).
+        if self.intermediate == "members":
+            return self._project_members(s, relation)
+        # --intermediate group: the certain members (score 1) and the uncertain rest projected as two
+        # groups, each divided by its best score and the result multiplied back.
         idx = self._support(s)
         out = np.zeros(self.graph.num_entities, np.float32)
         for members in (idx[s[idx] >= 1.0], idx[s[idx] < 1.0]):

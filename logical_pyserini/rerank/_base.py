@@ -10,7 +10,11 @@ from typing import Any, Callable, Sequence
 
 from ._oracle import Entity, Oracle
 
-__all__ = ["KNOWLEDGE", "RerankStats", "RerankedHit", "hit_title_text", "searcher_doc_text_fn"]
+__all__ = ["DEFAULT_FUSION", "KNOWLEDGE", "RerankStats", "RerankedHit", "hit_title_text", "searcher_doc_text_fn"]
+
+#: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
+#: measured in eval/results/orlog_llm.md and synthetic_llm.md).
+DEFAULT_FUSION = 0.8
 
 logger = logging.getLogger("logical_pyserini.rerank")
 

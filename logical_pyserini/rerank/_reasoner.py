@@ -7,7 +7,7 @@ import time
 from typing import Any, Sequence
 
 from ..prompts import load_prompt
-from ._base import BaseReranker, DocTextFn, RerankedHit, RerankStats
+from ._base import DEFAULT_FUSION, BaseReranker, DocTextFn, RerankedHit, RerankStats
 from ._oracle import Entity, fill
 from ._predicates import OrLogQuery, fill_statement
 
@@ -68,7 +68,8 @@ class LLMReasoner(BaseReranker):
     method = "llm-reasoner"
 
     def __init__(self, model: Any, depth: int = 20, knowledge: str = "parametric+", context_tokens: int = 256,
-                 logic: bool = False, max_new_tokens: int = 8, batch_size: int = 8, fusion: float = 0.8):
+                 logic: bool = False, max_new_tokens: int = 8, batch_size: int = 8,
+                 fusion: float = DEFAULT_FUSION):
         super().__init__(depth, knowledge, context_tokens)
         if not callable(getattr(model, "generate", None)):
             raise ValueError(f"{type(model).__name__} cannot generate text; the LLM-as-reasoner needs a language "

@@ -8,15 +8,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import BaseReranker, DocTextFn, RerankedHit, RerankStats
+from ._base import DEFAULT_FUSION, BaseReranker, DocTextFn, RerankedHit, RerankStats
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
 __all__ = ["DEFAULT_FUSION", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
 
-#: Posterior weight of the final score (see :func:`fuse`; measured in eval/results/orlog_llm.md).
-DEFAULT_FUSION = 0.8
 
 
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float) -> np.ndarray:

@@ -82,12 +82,11 @@ class RuleData:
     relation_split_last: re.Pattern
     segment_break: re.Pattern
     clause_starters: frozenset[str]
-    statements: tuple[tuple[re.Pattern, str], ...]
+    #: (pattern, template, template when the query's head noun is known or "").
+    statements: tuple[tuple[re.Pattern, str, str], ...]
     singular_irregular: dict[str, str]
     singular_suffixes: tuple[tuple[str, str], ...]
     statement_prefix: re.Pattern
-    #: Statement for a leaf no phrasing template covers ("history"), given the query's head noun ("museum").
-    context_statement: str = ""
 
     def mask(self, text: str) -> str:
         """Hide connectives inside protected names ("Trinidad and Tobago")."""
@@ -249,7 +248,8 @@ def parse_rules(data: dict) -> RuleData:
         clause_starters=frozenset(clause),
         segment_break=_compile(data.get("segment_break", "(?!)"), macros, "segment_break"),
         statements=tuple(
-            (_compile(s["pattern"], macros, "statements"), s["template"]) for s in data.get("statements", [])
+            (_compile(s["pattern"], macros, "statements"), s["template"], s.get("head_template", ""))
+            for s in data.get("statements", [])
         ),
         singular_irregular={k.lower(): v for k, v in singular.get("irregular", {}).items()},
         singular_suffixes=tuple((a, b) for a, b in singular.get("suffixes", [])),
@@ -258,7 +258,6 @@ def parse_rules(data: dict) -> RuleData:
             macros,
             "statement_prefixes",
         ),
-        context_statement=str(data.get("context_statement", "")),
     )
 
 

@@ -37,8 +37,8 @@ from importlib import resources
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite", "missing_operators",
-           "scope_trailing_exclusion"]
+__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite",
+           "lift_inner_negations", "missing_operators", "scope_trailing_exclusion"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -63,6 +63,9 @@ class _Cues:
     reliable_max_words: int
     version: str
     disjunction: tuple[tuple[str, ...], ...] = ()
+    inner_negation: frozenset[str] = frozenset()
+    lead_in: tuple[tuple[str, ...], ...] = ()  # "that are" before an inner "not": dropped from the kept part
+    generic_heads: frozenset[str] = frozenset()  # "documents": names no constraint on its own
 
 
 @lru_cache(maxsize=1)
@@ -79,7 +82,8 @@ def _cues() -> _Cues:
                  frozenset(data["sentence_starts"]),
                  int(data["max_constraint_words"]),
                  int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
-                 seqs("disjunction"))
+                 seqs("disjunction"), frozenset(data.get("inner_negation", ())), seqs("inner_negation_lead_in"),
+                 frozenset(data.get("generic_heads", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -116,6 +120,73 @@ def scope_trailing_exclusion(question: str, tree: Node) -> Node:
         return tree
     branch = rest[0] if len(rest) == 1 else And(rest)
     return And((Or(tree.children[:-1] + (branch,)), *nots))
+
+
+def lift_inner_negations(tree: Node) -> Node:
+    """Move a negation written inside a term out of its quotes: ``"museums not in Paris"`` -> ``"museums" AND
+    NOT "museums in Paris"``; ``"documents not about chess"`` -> ``NOT "documents about chess"``.
+
+    A lexical leaf cannot express "not" (BM25 drops it), so such a term
+    would *reward* the excluded topic; small models write them ("Documents
+    not about X" -> ``"documents not about X"``).  The words before the
+    negation stay a positive term unless they only name the kind of result
+    ("documents", "articles": ``generic_heads``); the excluded phrase keeps
+    its own head noun, or borrows the kept part's ("in Paris" -> "museums in
+    Paris").  In a conjunction, a term that only names the kind of result
+    (``"documents" AND NOT "chess"``) is dropped.  Terms already under a
+    NOT are left alone.  Only model
+    rewrites pass through here: a title that opens with "Not" would be
+    lifted too.
+    """
+    from ._data import load_rules  # late: the rule data loads on first use
+
+    cues = _cues()
+    if not cues.inner_negation:
+        return tree
+    heads = load_rules().heads
+
+    def lift(term: Term) -> Node:
+        words = term.text.split()
+        lower = [w.lower().strip(",;:") for w in words]
+        at = next((i for i, w in enumerate(lower) if w in cues.inner_negation), None)
+        if at is None or at == len(words) - 1:
+            return term
+        kept, excluded = words[:at], words[at + 1:]
+        trimmed = True
+        while kept and trimmed:  # drop "that are", "which is", "but" before the negation
+            trimmed = False
+            for seq in cues.lead_in:
+                if len(seq) <= len(kept) and tuple(w.lower() for w in kept[-len(seq):]) == seq:
+                    kept, trimmed = kept[: -len(seq)], True
+                    break
+        head = next((w for w in reversed(kept) if w.lower() in heads), None)
+        if not any(w.lower() in heads for w in excluded) and head:
+            excluded = [head, *excluded]
+        negated = Not(Term(" ".join(excluded), term.retriever))
+        if not kept or all(w.lower() in cues.generic_heads or w.lower() in cues.ignore for w in kept):
+            return negated
+        return And((Term(" ".join(kept), term.retriever), negated))
+
+    def walk(node: Node) -> Node:
+        if isinstance(node, Term):
+            return lift(node)
+        if isinstance(node, Not):
+            return node
+        children = tuple(walk(c) for c in node.children)
+        if isinstance(node, And):  # keep conjunctions flat
+            children = tuple(g for c in children for g in (c.children if isinstance(c, And) else (c,)))
+            # A bare head noun left by a lift ("stories") is implied by a sibling that names it, and a term that
+            # only names the kind of result ("documents" AND NOT ...) constrains nothing.
+            words = [set(c.text.lower().split()) if isinstance(c, Term) else set() for c in children]
+            generic = cues.generic_heads | cues.ignore
+            children = tuple(c for i, c in enumerate(children)
+                             if not (isinstance(c, Term) and (
+                                 words[i] <= generic
+                                 or len(words[i]) == 1 and any(words[i] <= w for j, w in enumerate(words)
+                                                               if j != i and len(w) > 1))))
+        return children[0] if len(children) == 1 else type(node)(children)
+
+    return walk(tree)
 
 
 def _operator_cues(question: str) -> tuple[list[int], list[int]]:

@@ -9,7 +9,7 @@ from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
 from ..query import Node
-from ._guard import missing_operators, scope_trailing_exclusion
+from ._guard import lift_inner_negations, missing_operators, scope_trailing_exclusion
 from ._rules import RuleRewriter
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -89,7 +89,7 @@ class LLMRewriter:
         phrasing templates of ``rules.json``): what the OrLog oracle is asked.
         """
         def check(answer: str, first: bool) -> Node:
-            tree = validate_query(answer, question, max_leaves=self.max_leaves)
+            tree = lift_inner_negations(validate_query(answer, question, max_leaves=self.max_leaves))
             gaps = missing_operators(question, tree) if first else []
             if gaps:  # only the first answer: a repaired one that still lacks them is taken as the model's reading
                 cue = {"OR": '"or"', "NOT": 'an exclusion ("not", "except", "without", ...)'}

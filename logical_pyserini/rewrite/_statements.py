@@ -43,25 +43,31 @@ def head_noun(leaves: list[str], data: RuleData | None = None) -> str | None:
 def statement_for(leaf: str, data: RuleData | None = None, head: str | None = None) -> str:
     """A statement with an ``{x}`` placeholder that holds when ``{x}`` matches the leaf.
 
-    ``head`` (the query's head noun) serves a leaf that no phrasing template
-    covers: a bare ``"history"`` beside ``"archaeology museums"`` becomes
-    ``"{x} is a museum related to history"``, which a model can judge, where
-    ``{x} fits the description "history"`` is true of nearly anything.
+    ``head`` (the query's head noun) serves a leaf that does not name it:
+    a bare ``"history"`` beside ``"archaeology museums"`` becomes ``"{x} is
+    a museum related to history"`` and ``"devoted to art"`` becomes ``"{x}
+    is a museum devoted to art"``, which a model can judge, where ``{x} fits
+    the description "history"`` is true of nearly anything.
 
     >>> statement_for("1990s comedy films")
     '{x} is a 1990s comedy film'
+    >>> statement_for("museums offering guided tours")
+    '{x} is a museum offering guided tours'
     >>> statement_for("history", head="museum")
     '{x} is a museum related to history'
+    >>> statement_for("devoted to art", head="museum")
+    '{x} is a museum devoted to art'
     """
     data = data or load_rules()
-    for k, (pattern, template) in enumerate(data.statements):
+    for pattern, template, head_template in data.statements:
         match = pattern.fullmatch(leaf)
         if match is None:
             continue
-        if k == len(data.statements) - 1 and head and data.context_statement:  # the catch-all
-            template = data.context_statement.replace("{head}", head)
+        if head and head_template:
+            template = head_template
         groups = {k: v or "" for k, v in match.groupdict().items()}
         groups["leaf"] = leaf
+        groups.setdefault("head", head or "")
 
         def fill(m: re.Match) -> str:
             name, flt = m.group(1), m.group(2)
