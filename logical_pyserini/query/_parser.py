@@ -66,7 +66,7 @@ def _lark(names: tuple[str, ...]) -> Lark:
     # LALR: linear time and precise errors.  The basic (not contextual) lexer
     # keeps AND / OR / NOT keywords everywhere, so "AND a" is an error rather
     # than a term that happens to start with the word AND.
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=False)
+    return Lark(grammar, parser="lalr", lexer="basic", maybe_placeholders=False)
 
 
 _ESCAPE = re.compile(r"\\(.)")
