@@ -16,7 +16,6 @@ from ._problog import CompiledFormula, available_backends
 __all__ = ["DEFAULT_FUSION", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
 
 
-
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 

@@ -134,9 +134,8 @@ def lift_inner_negations(tree: Node) -> Node:
     its own head noun, or borrows the kept part's ("in Paris" -> "museums in
     Paris").  In a conjunction, a term that only names the kind of result
     (``"documents" AND NOT "chess"``) is dropped.  Terms already under a
-    NOT are left alone.  Only model
-    rewrites pass through here: a title that opens with "Not" would be
-    lifted too.
+    NOT are left alone.  Only model rewrites pass through here: a title
+    that opens with "Not" would be lifted too.
     """
     from ._data import load_rules  # late: the rule data loads on first use
 
@@ -144,6 +143,10 @@ def lift_inner_negations(tree: Node) -> Node:
     if not cues.inner_negation:
         return tree
     heads = load_rules().heads
+    generic = cues.generic_heads | cues.ignore
+
+    def names_only_the_kind(words) -> bool:  # "documents", "the articles": no constraint of its own
+        return all(w.lower() in generic for w in words)
 
     def lift(term: Term) -> Node:
         words = term.text.split()
@@ -163,7 +166,7 @@ def lift_inner_negations(tree: Node) -> Node:
         if not any(w.lower() in heads for w in excluded) and head:
             excluded = [head, *excluded]
         negated = Not(Term(" ".join(excluded), term.retriever))
-        if not kept or all(w.lower() in cues.generic_heads or w.lower() in cues.ignore for w in kept):
+        if names_only_the_kind(kept):  # (also when nothing is kept)
             return negated
         return And((Term(" ".join(kept), term.retriever), negated))
 
@@ -178,10 +181,9 @@ def lift_inner_negations(tree: Node) -> Node:
             # A bare head noun left by a lift ("stories") is implied by a sibling that names it, and a term that
             # only names the kind of result ("documents" AND NOT ...) constrains nothing.
             words = [set(c.text.lower().split()) if isinstance(c, Term) else set() for c in children]
-            generic = cues.generic_heads | cues.ignore
             children = tuple(c for i, c in enumerate(children)
                              if not (isinstance(c, Term) and (
-                                 words[i] <= generic
+                                 names_only_the_kind(words[i])
                                  or len(words[i]) == 1 and any(words[i] <= w for j, w in enumerate(words)
                                                                if j != i and len(w) > 1))))
         return children[0] if len(children) == 1 else type(node)(children)
