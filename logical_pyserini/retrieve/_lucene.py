@@ -159,7 +159,7 @@ class LuceneLeafScorer(LeafRetriever):
         self._values_source = autoclass("org.apache.lucene.search.DoubleValuesSource")
         self._cached_bound_query = functools.lru_cache(maxsize=256)(self._build_bound_query)
         # The leaf maximum (top-1 score) is a property of the index: kept per leaf text.
-        self._cached_top1 = functools.lru_cache(maxsize=4096)(self._top1)
+        self._cached_top1 = functools.lru_cache(maxsize=4096)(functools.partial(self._first_search, k=1))
         self._shared_bits: dict[int, object] = {}
         # Sorts whose fields after the first are leaves' exact scores (see _scored_search).
         self._sort_cls = autoclass("org.apache.lucene.search.Sort")
@@ -206,15 +206,13 @@ class LuceneLeafScorer(LeafRetriever):
         (the leaf's maximum, which ``max`` normalisation divides by) is cached
         per leaf text.
         """
-        if after is None and int(k) == 1:
-            return self._cached_top1(text)
-        hits = self._search(self.query, text, k, after)
-        if after is None and len(hits.docs) == 0:
-            logger.warning("term %r matches no document (are all its words stopwords?)", text)
-        return hits
+        if after is not None:
+            return self._search(self.query, text, k, after)
+        return self._cached_top1(text) if int(k) == 1 else self._first_search(text, k)
 
-    def _top1(self, text: str) -> LeafHits:
-        hits = self._search(self.query, text, 1, None)
+    def _first_search(self, text: str, k: int) -> LeafHits:
+        """A leaf's top ``k`` from scratch, with a warning when it matches nothing."""
+        hits = self._search(self.query, text, k, None)
         if len(hits.docs) == 0:
             logger.warning("term %r matches no document (are all its words stopwords?)", text)
         return hits
