@@ -216,10 +216,21 @@ class Bench:
 
         def scores(q: Query) -> np.ndarray:
             pool = self.pools[retriever][q.qid]
-            values = {k: norm(raw, pool.leaf_max[k], float(raw.min()), retriever) for k, raw in pool.raw.items()}
-            return compose(q.tree, values, operators)
+            return _composed(q.tree, pool.raw, pool.leaf_max, norm, retriever, operators)
 
         return scores
+
+    def score_tree(self, tree: Node, q: Query, retriever: str = "bm25", operators: Operators = DEFAULT_OPS,
+                   normalizer: Normalizer = Normalizer("max")) -> np.ndarray:
+        """ITLR scores of any tree (e.g. a rewrite of ``q``'s question) over ``q``'s pool, exactly as
+        :meth:`logical` scores the gold tree."""
+        from logical_pyserini.search import LeafNormalizer
+
+        leaves = self.leaves[retriever]
+        terms = distinct_terms(tree)
+        raw = {t.key: np.asarray(leaves.score(t.text, q.docids), dtype=np.float64) for t in terms}
+        leaf_max = {t.key: leaves.best(t.text) for t in terms}
+        return _composed(tree, raw, leaf_max, LeafNormalizer(normalizer), retriever, operators)
 
     def boolean(self, retriever: str = "bm25") -> Callable[[Query], np.ndarray]:
         """The Boolean peer on a query's pool: Lucene ``BooleanQuery`` semantics over the exact leaf scores.
@@ -307,6 +318,12 @@ class Bench:
         for s in self.searchers.values():
             if hasattr(s, "close"):
                 s.close()
+
+
+def _composed(tree: Node, raw: dict, leaf_max: dict, norm, retriever: str, operators: Operators) -> np.ndarray:
+    """Normalise each leaf's raw pool scores (``norm``: a LeafNormalizer) and compose them."""
+    values = {k: norm(r, leaf_max[k], float(r.min()), retriever) for k, r in raw.items()}
+    return compose(tree, values, operators)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
