@@ -4,7 +4,8 @@ A BetaE query becomes a deterministic plan of single-operator steps
 (projection, intersection, union; negation as a set subtracted at the end of
 its step) whose intermediate sets are cached per query.  Executors behind one
 interface run the plan: ``exact`` (sparse set algebra), ``scored`` (fuzzy sets
-completed by mined relation-path rules) and ``llm`` (a language model judges
+completed by mined relation-path rules and, with ``--projection embedding|fused``,
+a learned ComplEx-N3 link predictor trained by ``train-embeddings``) and ``llm`` (a language model judges
 candidates against serialised graph evidence).  This package has its own graph
 store and asks :mod:`logical_pyserini.models` for language-model calls; the
 retrieval stack never imports it.
@@ -20,9 +21,15 @@ from ._llm import LLMExecutor, parse_ids
 from ._metrics import aggregate, filtered_ranks, query_metrics
 from ._plan import Plan, PlanError, Step, compile_query
 from ._rules import Rule, RuleSet, mine_rules
-from ._scored import FEATURES, ProjectionWeights, ScoredExecutor, fit_projection_weights
+from ._embedding import EmbeddingError, LinkPredictor, TrainConfig, default_embedding_path, train_complex
+from ._scored import (
+    FEATURES, GRAPH_FEATURES, PROJECTIONS, Projection, ProjectionWeights, ScoredExecutor, fit_projection_weights,
+    register_projection,
+)
 
 __all__ = [
+    "EmbeddingError", "GRAPH_FEATURES", "LinkPredictor", "PROJECTIONS", "Projection", "TrainConfig",
+    "default_embedding_path", "register_projection", "train_complex",
     "FEATURES", "PROTOCOLS", "QUERY_STRUCTURES", "TYPES", "Dataset", "EvalConfig", "ExactExecutor", "Execution", "Executor",
     "ExecutorError", "GraphError", "KnowledgeGraph", "LLMExecutor", "Plan", "PlanError", "ProjectionWeights", "QueryFileError", "ReferenceGraph",
     "Rule", "RuleSet", "ScoredExecutor", "Step", "aggregate", "compile_query", "evaluate", "executor_names",

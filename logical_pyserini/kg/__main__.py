@@ -4,6 +4,9 @@ Example::
 
     python -m logical_pyserini.kg --data ../shared/data/nell-betae --executor exact \\
         --protocol complete --per-type 50 --output runs/kg-exact-complete.jsonl
+
+``python -m logical_pyserini.kg train-embeddings --data DIR`` trains the link predictor that
+``--projection embedding|fused`` of the scored executor reads (see ``kg/_train.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from .._io import OutputError
 from ..models import ModelError
 from ._betae import TYPES, QueryFileError
+from ._embedding import EmbeddingError
 from ._evaluate import PROTOCOLS, EvalConfig, evaluate
 from ._executor import executor_names, get_executor
 from ._graph import GraphError
@@ -43,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train-embeddings"]:
+        from ._train import main as train_main
+
+        return train_main(argv[1:])
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     data = Path(args.data)
@@ -57,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         per_type=args.per_type, seed=args.seed, protocol=args.protocol, progress=not args.quiet)
     try:
         metrics = evaluate(config, lambda graph: cls.from_args(graph, args))
-    except (GraphError, QueryFileError, OutputError, ModelError) as exc:
+    except (GraphError, QueryFileError, OutputError, ModelError, EmbeddingError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     run = metrics.pop("_run")

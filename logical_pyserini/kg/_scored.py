@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm import tqdm
 
+from ._embedding import LinkPredictor, default_embedding_path
 from ._executor import Executor, ExecutorError, register_executor
-from ._graph import KnowledgeGraph, gather_rows
+from ._graph import KnowledgeGraph, gather_rows, read_triples
 from ._rules import RuleSet, mine_rules
 
-__all__ = ["FEATURES", "ProjectionWeights", "ScoredExecutor", "fit_projection_weights"]
+__all__ = ["FEATURES", "GRAPH_FEATURES", "ProjectionWeights", "ScoredExecutor", "fit_projection_weights"]
 
 logger = logging.getLogger(__name__)
 
@@ -21,8 +23,13 @@ EXISTS = ("max", "noisy-or")
 
 #: Per-entity evidence of a projection, in the order of :meth:`ScoredExecutor.features`: noisy-or of rule
 #: confidences, the best single path rule, how many path rules fire, the co-tail walk, tail-frequency
-#: popularity (log) and whether the entity is a tail of the relation at all.
-FEATURES = ("rules", "best_rule", "rules_fired", "walk", "popularity", "typed")
+#: popularity (log), whether the entity is a tail of the relation at all, and the learned link predictor's
+#: log-probability of the tail (:class:`LinkPredictor`; 0 without one).
+FEATURES = ("rules", "best_rule", "rules_fired", "walk", "popularity", "typed", "embedding")
+#: The features read off the graph alone (the ``logistic`` projection).
+GRAPH_FEATURES = FEATURES[:-1]
+#: Log-probabilities below this are clipped: the feature stays finite and such tails are all equally unlikely.
+MIN_LOG_PROBABILITY = -30.0
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,10 @@ class ScoredExecutor(Executor[np.ndarray]):
         With ``intermediate="members"``: a member is never its own tail under a
         relation that has no self-loop in the graph (the co-tail walk and rules
         like ``r <- r1, r1^-1`` otherwise lead back to the head).
+    embedding : LinkPredictor, optional
+        Learned link prediction (``--projection embedding|fused``): its
+        log-probability of each tail is the ``embedding`` feature, so every
+        entity, not only those some rule reaches, can score above 0.
     """
 
     name = "scored"
@@ -81,7 +92,7 @@ class ScoredExecutor(Executor[np.ndarray]):
     def __init__(self, graph: KnowledgeGraph, rules: RuleSet | None = None, prior: float = 1e-3,
                  beam: int = 1000, progress: bool = True, paths: str = "max", rules_combine: str = "noisy-or",
                  weights: "ProjectionWeights | None" = None, intermediate: str = "members", members: int = 256,
-                 exists: str = "max", irreflexive: bool = True):
+                 exists: str = "max", irreflexive: bool = True, embedding: "LinkPredictor | None" = None):
         super().__init__(graph)
         if intermediate not in INTERMEDIATE or exists not in EXISTS:
             raise ExecutorError(f"intermediate must be one of {INTERMEDIATE}, exists one of {EXISTS}")
@@ -92,6 +103,9 @@ class ScoredExecutor(Executor[np.ndarray]):
         self.prior_weight = float(prior)
         self.beam = int(beam)
         self.weights = weights
+        self.embedding = embedding
+        if embedding is not None and (weights is None or intermediate != "members"):
+            raise ExecutorError("an embedding projection needs fitted weights and --intermediate members")
         self._prior: dict[int, np.ndarray] = {}
         self._norm: dict = {}
 
@@ -105,10 +119,12 @@ class ScoredExecutor(Executor[np.ndarray]):
                        "projection (default 1000)")
         g.add_argument("--prior", type=float, default=1e-3, help="weight of the tail-frequency prior in the "
                        "unweighted (--projection rules) scorer (default 1e-3)")
-        g.add_argument("--projection", choices=("logistic", "rules"), default="logistic",
-                       help="logistic: rule, walk and tail-frequency features weighted by a logistic model fitted "
-                       "on edges held out of the graph (calibrated probabilities); rules: the plain noisy-or of "
-                       "rule confidences (default logistic)")
+        g.add_argument("--projection", choices=sorted(PROJECTIONS), default="logistic",
+                       help="; ".join(f"{name}: {unit.help}" for name, unit in sorted(PROJECTIONS.items()))
+                       + " (default logistic)")
+        g.add_argument("--embeddings", help="link-predictor file for --projection embedding|fused (default: "
+                       "$LOGICAL_PYSERINI_HOME/kg/<data folder>-complex.npz, made by `python -m "
+                       "logical_pyserini.kg train-embeddings --data DATA`)")
         g.add_argument("--intermediate", choices=INTERMEDIATE, default="members",
                        help="how the logistic projection treats a fuzzy input set: members = each of the --members "
                        "best entities projected as a crisp head (what the model was fitted on) and scaled by its "
@@ -126,16 +142,10 @@ class ScoredExecutor(Executor[np.ndarray]):
     @classmethod
     def from_args(cls, graph, args):
         mine = dict(max_heads=args.rule_heads, top=args.rules_per_relation, seed=args.seed, progress=not args.quiet)
-        rules = mine_rules(graph, **mine)
-        weights = None
-        if getattr(args, "projection", "rules") == "logistic":
-            try:
-                weights = fit_projection_weights(graph, holdout=args.holdout, seed=args.seed, mine=mine,
-                                                 progress=not args.quiet)
-            except ValueError as exc:  # a graph too small to hold edges out: the plain rule scorer still works
-                logger.warning("%s; falling back to --projection rules", exc)
-        return cls(graph, rules=rules, prior=args.prior, beam=args.beam, weights=weights,
-                   intermediate=args.intermediate, members=args.members, exists=args.exists)
+        unit = PROJECTIONS[getattr(args, "projection", "rules")]
+        built = unit.build(graph, args, mine)  # before mining: a missing embedding file fails fast
+        return cls(graph, rules=mine_rules(graph, **mine), prior=args.prior, beam=args.beam,
+                   intermediate=args.intermediate, members=args.members, exists=args.exists, **built)
 
     # -- pieces -------------------------------------------------------------
     def _support(self, s: np.ndarray) -> np.ndarray:
@@ -220,12 +230,24 @@ class ScoredExecutor(Executor[np.ndarray]):
     def features(self, s: np.ndarray, relation: int, parts) -> np.ndarray:
         """``(len(FEATURES), num_entities)`` evidence for each entity being a tail (see :data:`FEATURES`)."""
         counts = self.prior(relation, normalised=False)
-        return self._feature_stack(parts, len(parts), counts, float(s.max()), float(counts.max()))
+        emb = None
+        if self.embedding is not None:
+            heads = np.flatnonzero(s)
+            if len(heads) != 1:
+                raise ExecutorError("the embedding feature is defined for one crisp head (use --intermediate members)")
+            emb = self._log_probabilities(heads, relation)[0]
+        return self._feature_stack(parts, len(parts), counts, float(s.max()), float(counts.max()), emb)
+
+    def _log_probabilities(self, heads: np.ndarray, relation: int) -> np.ndarray:
+        """The link predictor's log-probability of every entity as a tail of each head (clipped)."""
+        return np.maximum(self.embedding.log_probabilities(heads, relation), MIN_LOG_PROBABILITY)
 
     @staticmethod
-    def _feature_stack(parts, n_parts: int, counts: np.ndarray, top: float, most: float) -> np.ndarray:
+    def _feature_stack(parts, n_parts: int, counts: np.ndarray, top: float, most: float,
+                       embedding: np.ndarray | None = None) -> np.ndarray:
         """:data:`FEATURES` from rule reach ``parts`` (``(rule, array)``; arrays of one shape: a vector over
-        entities, or a member x entity matrix) and tail counts ``counts`` (broadcast over the last axis)."""
+        entities, or a member x entity matrix), tail counts ``counts`` (broadcast over the last axis) and the
+        link predictor's log-probabilities ``embedding`` (same shape as the parts; zeros when None)."""
         miss = best = fired = walk = None
         for rule, v in parts:
             if miss is None:
@@ -240,10 +262,12 @@ class ScoredExecutor(Executor[np.ndarray]):
                 fired += v > 0
         if miss is None:  # no rules for this relation
             miss, best, fired, walk = (np.ones(counts.shape, np.float32), *(np.zeros(counts.shape, np.float32),) * 3)
-        shape = np.broadcast_shapes(miss.shape, counts.shape)
-        popularity = np.broadcast_to(np.log1p(counts) / np.log1p(max(most, 1.0)) * top, shape)
-        typed = np.broadcast_to((counts > 0) * np.float32(top), shape)
-        return np.stack([1.0 - miss, best, np.log1p(fired) / np.log(2.0 + n_parts), walk, popularity, typed])
+        shape = np.broadcast_shapes(miss.shape, counts.shape, () if embedding is None else embedding.shape)
+        popularity = np.log1p(counts) / np.log1p(max(most, 1.0)) * top
+        typed = (counts > 0) * np.float32(top)
+        emb = np.zeros(shape, np.float32) if embedding is None else embedding
+        return np.stack([np.broadcast_to(x, shape) for x in (1.0 - miss, best, np.log1p(fired) / np.log(2.0 + n_parts),
+                                                             walk, popularity, typed, emb)])
 
     def _probability(self, feats: np.ndarray, direct: np.ndarray) -> np.ndarray:
         """``max(direct, p)``: p the logistic model's probability, 0 where there is no evidence at all."""
@@ -305,14 +329,21 @@ class ScoredExecutor(Executor[np.ndarray]):
             return out
         direct, parts = self._member_parts(idx, relation)
         counts = self.prior(relation, normalised=False)
-        # Only entities with some evidence can score above 0: work on those columns.
+        # Only entities with graph evidence (an edge, a rule, a tail of the relation) have features other than
+        # the embedding's: those columns get the full model; without an embedding the rest score 0.
         cols = np.unique(np.concatenate([direct.indices, np.flatnonzero(counts)]
                                         + [m.indices for _, m in parts])).astype(np.int64)
         colpos = np.full(n, -1, np.int64)
         colpos[cols] = np.arange(len(cols))
-        acc = np.zeros(len(cols), np.float64)  # sum of log(1 - s_m p_m), or the max of s_m p_m
-        sure = np.zeros(len(cols), bool)
-        step = max(1, 2_000_000 // max(len(cols), 1))
+        w = self.weights
+        if self.embedding is not None:  # every entity has evidence: work on all of them
+            out_cols, out_pos = np.arange(n), np.arange(n)
+            step = max(1, 4_000_000 // n)
+        else:
+            out_cols, out_pos = cols, colpos
+            step = max(1, 2_000_000 // max(len(cols), 1))
+        acc = np.zeros(len(out_cols), np.float64)  # sum of log(1 - s_m p_m), or the max of s_m p_m
+        sure = np.zeros(len(out_cols), bool)
         for lo in range(0, len(idx), step):
             rows = slice(lo, lo + step)
             k = len(idx[rows])
@@ -323,20 +354,27 @@ class ScoredExecutor(Executor[np.ndarray]):
                 d[np.repeat(np.arange(k), np.diff(sub.indptr)), colpos[sub.indices]] = sub.data
                 return d
 
+            emb = self._log_probabilities(idx[rows], relation) if self.embedding is not None else None
             feats = self._feature_stack(((rule, dense(m)) for rule, m in parts), len(parts), counts[cols], 1.0,
-                                        float(counts.max()))
-            sp = s[idx[rows]][:, None] * self._probability(feats, dense(direct))
+                                        float(counts.max()), None if emb is None else emb[:, cols])
+            p = self._probability(feats, dense(direct))
+            if emb is not None:
+                # no graph evidence: every feature but the embedding is 0
+                full = 1.0 / (1.0 + np.exp(-(w.coef[FEATURES.index("embedding")] * emb + w.bias)))
+                full[:, cols] = p
+                p = full.astype(np.float32)
+            sp = s[idx[rows]][:, None] * p
             if self.irreflexive and not self._has_self_loops(relation):
                 # a relation the graph never uses from an entity to itself: the member is not its own tail
-                own = colpos[idx[rows]]
+                own = out_pos[idx[rows]]
                 sp[np.flatnonzero(own >= 0), own[own >= 0]] = 0.0
             sure |= (sp >= 1.0).any(axis=0)
             if self.exists == "max":
                 np.maximum(acc, sp.max(axis=0), out=acc)
             else:
                 acc += np.log1p(-np.minimum(sp, 1.0 - 1e-7)).sum(axis=0)
-        out[cols] = acc if self.exists == "max" else -np.expm1(acc)
-        out[cols[sure]] = 1.0
+        out[out_cols] = acc if self.exists == "max" else -np.expm1(acc)
+        out[out_cols[sure]] = 1.0
         return out
 
     def project_fuzzy(self, s: np.ndarray, relation: int) -> np.ndarray:
@@ -405,6 +443,74 @@ class ScoredExecutor(Executor[np.ndarray]):
         return value
 
 
+# -- projections: how a projection completes the graph's own edges (--projection NAME) -----------------------
+
+PROJECTIONS: dict[str, "Projection"] = {}
+
+
+def register_projection(cls: type["Projection"]) -> type["Projection"]:
+    """Class decorator: make ``cls`` available as ``--projection cls.name``."""
+    PROJECTIONS[cls.name] = cls()
+    return cls
+
+
+class Projection:
+    """One kind of projection: builds the :class:`ScoredExecutor` keyword arguments it needs."""
+
+    name = ""
+    help = ""
+
+    def build(self, graph: KnowledgeGraph, args, mine: dict) -> dict:
+        """``{"weights": ..., "embedding": ...}`` (either may be absent) for ``graph`` from CLI ``args``."""
+        return {}
+
+
+@register_projection
+class _Rules(Projection):
+    name = "rules"
+    help = "the plain noisy-or of relation-path rule confidences"
+
+
+@register_projection
+class _Logistic(Projection):
+    name = "logistic"
+    help = ("rule, walk and tail-frequency features weighted by a logistic model fitted on edges held out of the "
+            "graph (calibrated probabilities)")
+    use = GRAPH_FEATURES
+
+    def build(self, graph, args, mine):
+        try:
+            return {"weights": fit_projection_weights(graph, holdout=args.holdout, seed=args.seed, mine=mine,
+                                                      progress=not args.quiet, use=self.use)}
+        except ValueError as exc:  # a graph too small to hold edges out: the plain rule scorer still works
+            logger.warning("%s; falling back to --projection rules", exc)
+            return {}
+
+
+@register_projection
+class _Embedding(Projection):
+    name = "embedding"
+    help = ("the learned link predictor (ComplEx-N3, --embeddings) alone, its log-probability calibrated by a "
+            "logistic fit on the valid edges it was not trained on")
+    use: tuple[str, ...] = ("embedding",)
+
+    def build(self, graph, args, mine):
+        data = Path(args.data)
+        path = Path(args.embeddings) if getattr(args, "embeddings", None) else default_embedding_path(data)
+        embedding = LinkPredictor.load(path, graph.num_entities, graph.num_relations)
+        valid = read_triples(data / "valid.txt")
+        weights = fit_projection_weights(graph, seed=args.seed, mine=mine, progress=not args.quiet, use=self.use,
+                                         held_out=valid, embedding=embedding)
+        return {"weights": weights, "embedding": embedding}
+
+
+@register_projection
+class _Fused(_Embedding):
+    name = "fused"
+    help = "the logistic model's graph features and the link predictor's log-probability, fitted together"
+    use = FEATURES
+
+
 def _fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 1e-2,
                   iterations: int = 100) -> tuple[np.ndarray, float]:
     """Weighted L2-regularised logistic regression by Newton's method (a handful of features: no solver needed)."""
@@ -425,7 +531,9 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray, l2: float = 
 
 def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, queries: int = 2000,
                            negatives: int = 200, seed: int = 0, mine: dict | None = None,
-                           use: tuple[str, ...] = FEATURES, progress: bool = True) -> ProjectionWeights:
+                           use: tuple[str, ...] = GRAPH_FEATURES, progress: bool = True,
+                           held_out: np.ndarray | None = None,
+                           embedding: LinkPredictor | None = None) -> ProjectionWeights:
     """Fit the logistic projection model on edges held out of ``graph``.
 
     A random ``holdout`` share of the edges (and their inverse edges, which
@@ -442,13 +550,22 @@ def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, quer
         Keyword arguments for :func:`mine_rules` (use the ones the executor's rules were mined with).
     use : tuple of str
         The :data:`FEATURES` the model may weight (the others get weight 0).
+    held_out : numpy.ndarray, optional
+        ``(n, 3)`` triples to hold out instead of a random ``holdout`` share: with an ``embedding``, edges it
+        was not trained on (``valid.txt``), or its feature would be judged on edges it has memorised.
+    embedding : LinkPredictor, optional
+        Supplies the ``embedding`` feature (required when ``use`` names it).
     """
+    if "embedding" in use and embedding is None:
+        raise ValueError("the embedding feature needs a LinkPredictor")
     mine = {"progress": progress, **(mine or {})}
     rng = np.random.default_rng(seed)
     triples, inverse = graph.triples, graph.inverse_relations()
     n_ent, n_rel = graph.num_entities, graph.num_relations
-    pick = rng.choice(len(triples), max(1, int(holdout * len(triples))), replace=False)
-    held = triples[pick]
+    if held_out is None:
+        held = triples[rng.choice(len(triples), max(1, int(holdout * len(triples))), replace=False)]
+    else:
+        held = np.asarray(held_out, dtype=np.int64).reshape(-1, 3)
     has_inv = inverse[held[:, 1]] >= 0
     partners = np.stack([held[has_inv, 2], inverse[held[has_inv, 1]], held[has_inv, 0]], axis=1)
 
@@ -457,7 +574,10 @@ def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, quer
 
     hidden = np.isin(key(triples), np.concatenate([key(held), key(partners)]))
     reduced = KnowledgeGraph(triples[~hidden], n_ent, n_rel)
-    executor = ScoredExecutor(reduced, rules=mine_rules(reduced, **mine), prior=0.0, beam=1 << 30)
+    # A placeholder model lets the reduced executor compute the embedding feature; it is never used to score.
+    placeholder = ProjectionWeights(np.zeros(len(FEATURES)), 0.0) if embedding is not None else None
+    executor = ScoredExecutor(reduced, rules=mine_rules(reduced, **mine), prior=0.0, beam=1 << 30,
+                              weights=placeholder, embedding=embedding)
     hidden_pairs = triples[hidden]
     hidden_pairs = hidden_pairs[np.argsort(hidden_pairs[:, 0] * n_rel + hidden_pairs[:, 1], kind="stable")]
     groups, first = np.unique(hidden_pairs[:, 0] * n_rel + hidden_pairs[:, 1], return_index=True)
@@ -486,5 +606,5 @@ def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, quer
     cols = [FEATURES.index(f) for f in use]
     coef = np.zeros(len(FEATURES))
     coef[cols], bias = _fit_logistic(x[:, cols].astype(np.float64), y, w)
-    return ProjectionWeights(coef, bias, {"held_out_edges": int(hidden.sum()), "queries": len(chosen),
+    return ProjectionWeights(coef, bias, {"held_out_edges": int(hidden.sum()), "queries": len(chosen), "use": list(use),
                                           "positives": int(y.sum()), "negatives": int(len(y) - y.sum())})
