@@ -106,13 +106,19 @@ def query_group(logical: str) -> tuple[int, bool]:
     return logical.count('"') // 2, "NOT" in logical
 
 
-def _modes(searcher, pooled, hits: int) -> dict:
-    """Mode name -> function(logical, plain) running one search of that mode."""
+def _modes(searcher, pooled, hits: int, cold_searcher=None) -> dict:
+    """Mode name -> function(logical, plain) running one search of that mode.
+
+    ``cold`` clears the caches of ``cold_searcher`` (default ``searcher``) before each search;
+    a separate one keeps ``exact``'s caches warm when the modes are interleaved.
+    """
     from pyserini.search.lucene import LuceneSearcher
 
+    cold_searcher = cold_searcher or searcher
+
     def cold(logical, plain):
-        searcher.leaves.clear_caches()  # a first-seen query: leaf queries, maxima, bound query, docids
-        return searcher.search(logical, hits)
+        cold_searcher.clear_caches()  # a first-seen query: parse, plan, leaf queries, maxima, bound query, docids
+        return cold_searcher.search(logical, hits)
 
     return {
         "plain": lambda logical, plain: LuceneSearcher.search(searcher, plain, hits),
@@ -123,7 +129,7 @@ def _modes(searcher, pooled, hits: int) -> dict:
     }
 
 
-def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
+def time_modes(searcher, pooled, queries, hits: int, repeats: int, cold_searcher=None) -> dict:
     """Per-query median seconds (wall clock and this thread's CPU time) of every mode,
     interleaved query by query; backend calls of exact search.
 
@@ -133,7 +139,7 @@ def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
     """
     from logical_pyserini.search import TopKStats
 
-    run = _modes(searcher, pooled, hits)
+    run = _modes(searcher, pooled, hits, cold_searcher)
     for logical, plain in queries[: min(20, len(queries))]:  # warm the JIT and caches
         for mode in MODES:
             run[mode](logical, plain)
@@ -480,9 +486,10 @@ def main(argv: list[str] | None = None) -> int:
             (index / "done").write_text(f"{time.perf_counter() - t:.1f}\n")
         searcher = LogicalLuceneSearcher(str(index))
         pooled = LogicalLuceneSearcher(str(index), pooled=True, leaf_hits=1000)
+        cold = LogicalLuceneSearcher(str(index))  # its own caches, cleared before each of its searches
         for hits in (10, 1000):  # interactive top-10 and a run file
             before = os.getloadavg()[0]
-            timed = time_modes(searcher, pooled, queries, hits, args.repeats)
+            timed = time_modes(searcher, pooled, queries, hits, args.repeats, cold)
             r = {metric: summarize(timed, queries, metric=metric) for metric in METRICS}
             load[(size, hits)] = (before, os.getloadavg()[0])
             calls = java_calls(searcher, pooled, queries, hits)
@@ -497,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{size} docs, top-10 equal to exhaustive: {equal[size]}", file=sys.stderr)
         searcher.close()
         pooled.close()
+        cold.close()
         if size <= args.check_max_size and not args.latency_only:
             rss[size] = peak_rss(index, args.queries)
             print(f"{size} docs, peak RSS: plain {rss[size]['plain']['peak_mb']:.0f} MB, "

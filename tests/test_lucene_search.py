@@ -153,3 +153,26 @@ def test_batch_search_names_the_qid_of_a_bad_query(searcher):
         searcher.batch_search(["museum", "museum AND (art"], ["ok", "broken"], k=3)
     assert info.value.reason.startswith("qid broken: unbalanced parentheses")
     assert info.value.position == 11
+
+
+def test_repeated_queries_reuse_their_plan_and_rank_the_same(museum_index, monkeypatch):
+    """A searcher keeps parsed queries and per-tree plans (bounded); clear_caches() forgets
+    them and everything its leaf scorer caches; none of it changes a ranking."""
+    from logical_pyserini.search import _topk
+
+    s = LogicalLuceneSearcher(str(museum_index))
+    first = [(h.docid, h.score) for h in s.search(QUERY, 10)]
+    tree = s._tree(QUERY)
+    assert s._tree(QUERY) is tree
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first
+    s.clear_caches()
+    assert s._tree(QUERY) is not tree and s._tree(QUERY) == tree
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first
+    for _ in range(2):  # a syntax error is raised every time, never kept as a plan
+        with pytest.raises(QuerySyntaxError):
+            s.search("museum AND (Paris", 5)
+    monkeypatch.setattr(_topk, "_PLANS_MAX", 5)
+    for word in ["art", "Paris", "Amsterdam", "London", "science", "history", "modern", "city"]:
+        s.search(f"museum AND NOT {word}", 3)
+        assert len(s._plans) <= 5
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..compose import Normalizer, Operators, explain_tree
 from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
-from ..retrieve import LeafHits, LeafRetriever, get_retriever
+from ..retrieve import LeafHits, LeafRetriever, get_retriever, retriever_names
 from ._pipeline import LeafBackend, Pool, score_pool
-from ._topk import TopKStats, supports_topk, topk
+from ._topk import TopKStats, _memo, supports_topk, topk
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "RetrieverBackend"]
 
@@ -312,10 +312,31 @@ class LogicalSearchMixin:
     def _release_thread(self) -> None:
         """Called at the end of a ``batch_search`` worker (JVM threads must detach)."""
 
+    def clear_caches(self) -> None:
+        """Forget what repeated queries reuse: parsed queries, per-tree plans and each
+        retriever's cached leaf queries, leaf maxima, bound queries and docids (a benchmark
+        of first-seen queries calls this before each search; results do not change)."""
+        self._plan_cache().clear()
+        for retriever in self._retriever_backend().retrievers.values():
+            clear = getattr(retriever, "clear_caches", None)
+            if clear is not None:
+                clear()
+
+    def _plan_cache(self) -> dict:
+        """This searcher's parsed queries and per-tree plans (see :func:`topk`)."""
+        plans = getattr(self, "_plans", None)
+        if plans is None:
+            plans = self._plans = {}
+        return plans
+
     # -- search ------------------------------------------------------------
-    @staticmethod
-    def _tree(q: str | Node) -> Node:
-        return parse_query(q) if isinstance(q, str) else q
+    def _tree(self, q: str | Node) -> Node:
+        """The tree of ``q``; query text seen before reuses its (immutable) tree."""
+        if not isinstance(q, str):
+            return q
+        # (Keyed on the registered retriever names, the grammar's prefixes; an error is raised
+        # each time, never kept.)
+        return _memo(self._plan_cache(), ("query", q, retriever_names()), lambda: parse_query(q))
 
     @property
     def _leaf_normalizer(self) -> LeafNormalizer:
@@ -361,7 +382,7 @@ class LogicalSearchMixin:
         normalizer = self._leaf_normalizer
         if not self.pooled and supports_topk(backend, normalizer, tree):
             stats = TopKStats() if self.topk_stats is not None else None
-            pool = topk(tree, backend, self.operators, normalizer, k, stats)
+            pool = topk(tree, backend, self.operators, normalizer, k, stats, plans=self._plan_cache())
             if stats is not None:
                 self.topk_stats = stats
         else:
