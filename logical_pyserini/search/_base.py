@@ -392,11 +392,13 @@ class LogicalSearchMixin:
     def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:
         top = pool.ranking(k)
         docids = self._docids(pool.docs[top])
-        texts = {key: key[0] for key in pool.normalized}
+        texts = [key[0] for key in pool.normalized]
+        # Columns as Python lists first: one conversion per column, not per value (1,000-hit runs).
+        columns = [values[top].tolist() for values in pool.normalized.values()]
         return [
-            self._hit(docid, float(pool.combined[i]), int(pool.docs[i]),
-                      {texts[key]: float(values[i]) for key, values in pool.normalized.items()})
-            for docid, i in zip(docids, top)
+            self._hit(docid, score, key, dict(zip(texts, leaf_values)))
+            for docid, score, key, *leaf_values in zip(docids, pool.combined[top].tolist(), pool.docs[top].tolist(),
+                                                       *columns)
         ]
 
     def leaf_scores(self, leaf: str | Term, docids: list[str]) -> np.ndarray:

@@ -518,15 +518,14 @@ def _final(tree, leaves, docs, backend, operators, normalizer, floor, known_raw:
         if leaf.positive:
             matches |= values > floor
         normalized[leaf.term.key] = normalizer(values, leaf.hits.max, 0.0, backend.retriever(leaf.term))
-    trace: dict[int, np.ndarray] = {}
-    combined = compose(tree, normalized, operators, trace) if len(docs) else np.zeros(0)
+    # (No node trace: only ``explain`` reads one, and it scores its document through score_pool.)
+    combined = compose(tree, normalized, operators) if len(docs) else np.zeros(0)
     keep = (combined > 0) | matches
     if not keep.all():
         docs, combined = docs[keep], combined[keep]
         raw = {key: v[keep] for key, v in raw.items()}
         normalized = {key: v[keep] for key, v in normalized.items()}
-        trace = {key: v[keep] for key, v in trace.items()}
-    return Pool(tree, docs, raw, normalized, combined, matches[keep], trace)
+    return Pool(tree, docs, raw, normalized, combined, matches[keep])
 
 
 def exhaustive(tree: Node, backend: LeafBackend, operators: Operators, normalizer,
