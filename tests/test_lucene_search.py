@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from logical_pyserini.query import QuerySyntaxError
-from logical_pyserini.search import LogicalLuceneSearcher, NoPositiveTermError
+from logical_pyserini.search import LogicalLuceneSearcher, NoPositiveTermError, TopKStats
 
 from conftest import write_corpus
 
@@ -171,6 +171,15 @@ def test_repeated_queries_reuse_their_plan_and_rank_the_same(museum_index, monke
     for _ in range(2):  # a syntax error is raised every time, never kept as a plan
         with pytest.raises(QuerySyntaxError):
             s.search("museum AND (Paris", 5)
+    # Fewer than k documents score above 0: the first time one listing brings the 0-scored
+    # fillers; the repeated query reuses it.
+    s.topk_stats = TopKStats()
+    fillers = [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)]
+    assert s.topk_stats.docid_calls == 1 and len(fillers) == 8 and fillers[-1][1] == 0.0
+    s.topk_stats = TopKStats()
+    assert [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)] == fillers
+    assert s.topk_stats.docid_calls == 0
+    s.topk_stats = None
     monkeypatch.setattr(_topk, "_PLANS_MAX", 5)
     for word in ["art", "Paris", "Amsterdam", "London", "science", "history", "modern", "city"]:
         s.search(f"museum AND NOT {word}", 3)

@@ -423,10 +423,18 @@ class _TopK:
         if all(leaf.complete for leaf in self.positive):
             fill = self.cands[: self.k]  # the candidates are every matching document, in docid order
         elif hasattr(self.backend, "first_hits"):
-            listed = self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True,
-                                             [leaf.term for leaf in self.leaves])
+            # The first k documents matching a positive leaf, with every leaf's score, depend only on
+            # the leaves and k: like a leaf's maximum, a repeated query reuses them (as Lucene's
+            # query cache reuses a filter); one listing when first seen.
+            def first_hits():
+                self.stats.docid_calls += 1
+                return self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True,
+                                               [leaf.term for leaf in self.leaves])
+
+            key = ("fillers", tuple(leaf.term.key for leaf in self.positive),
+                   tuple(leaf.term.key for leaf in self.leaves), self.k)
+            listed = _memo(self.plans, key, first_hits)
             fill = np.sort(listed.docs)
-            self.stats.docid_calls += 1
         else:
             fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
                               dtype=np.int64)
