@@ -179,6 +179,13 @@ def test_repeated_queries_reuse_their_plan_and_rank_the_same(museum_index, monke
     s.topk_stats = TopKStats()
     assert [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)] == fillers
     assert s.topk_stats.docid_calls == 0
+    # The kept listing carries its docids: when the docid cache starts over, none is looked up again.
+    s.leaves._docid_cache.clear()
+    looked_up = []
+    resolve = s.leaves._resolve
+    monkeypatch.setattr(s.leaves, "_resolve", lambda docs: looked_up.extend(docs) or resolve(docs))
+    assert [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)] == fillers
+    assert looked_up == []
     s.topk_stats = None
     monkeypatch.setattr(_topk, "_PLANS_MAX", 5)
     for word in ["art", "Paris", "Amsterdam", "London", "science", "history", "modern", "city"]:

@@ -78,12 +78,16 @@ class LeafHits:
         when the call asked for them (``score=`` of :meth:`LuceneLeafScorer.bound_search`
         and :meth:`LuceneLeafScorer.first_hits`): they come back with the hits, from the
         same Java search.
+    ids : tuple of str or None
+        Collection docids of ``docs`` when they came with the hits (same calls, where the
+        ``id`` field has binary doc values).
     """
 
     docs: np.ndarray
     scores: np.ndarray
     complete: bool
     values: tuple | None = field(default=None, repr=False, compare=False)
+    ids: tuple | None = field(default=None, repr=False, compare=False)
 
     @property
     def max(self) -> float:
@@ -269,13 +273,15 @@ class LuceneLeafScorer(LeafRetriever):
         docs = np.fromiter((sd["doc"] for sd in score_docs), dtype=np.int64, count=n)
         if self._id_kind == "BINARY":  # the docid, last: a BytesRef as Jackson writes it
             a2b = binascii.a2b_base64
-            ids = [sd["fields"].pop() for sd in score_docs]
-            self._remember_docids(docs.tolist(), [a2b(b["bytes"])[b["offset"]:b["offset"] + b["length"]]
-                                                  .decode("utf-8") for b in ids])
+            ids = tuple(a2b(b["bytes"])[b["offset"]:b["offset"] + b["length"]].decode("utf-8")
+                        for b in [sd["fields"].pop() for sd in score_docs])
+            self._remember_docids(docs.tolist(), ids)
+        else:
+            ids = None
         fields = np.array([sd["fields"] for sd in score_docs], dtype=np.float64).reshape(n, len(texts) + 1)
         scores = fields[:, 0].astype(np.float32) if by_score else np.zeros(n, dtype=np.float32)
         values = tuple(fields[:, i + 1].astype(np.float32) for i in range(len(texts)))
-        return LeafHits(docs, scores, complete=n < want, values=values)
+        return LeafHits(docs, scores, complete=n < want, values=values, ids=ids)
 
     def _search(self, build, key, k: int, after: LeafHits | None) -> LeafHits:
         done = 0 if after is None else len(after.docs)
@@ -461,7 +467,13 @@ class LuceneLeafScorer(LeafRetriever):
             out = [i if i is not None else found[int(d)] for d, i in zip(docs, out)]
         return out
 
-    def _remember_docids(self, docs: list[int], ids: list[str]) -> None:
+    def remember(self, hits: LeafHits) -> None:
+        """Put the docids that came with ``hits`` (:attr:`LeafHits.ids`) back in the docid cache
+        (hits kept by a caller outlive the cache, which starts over when full)."""
+        if hits.ids is not None:
+            self._remember_docids(hits.docs.tolist(), hits.ids)
+
+    def _remember_docids(self, docs: list[int], ids) -> None:
         if len(self._docid_cache) + len(docs) > _DOCID_CACHE_MAX:
             self._docid_cache.clear()
         self._docid_cache.update(zip(docs, ids))

@@ -116,6 +116,12 @@ class RetrieverBackend:
         docs = retriever.first_docs([t.text for t in terms], k, matching)
         return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
 
+    def remember(self, term: Term, hits: LeafHits) -> None:
+        """Hand ``hits`` (from a call for ``term``) back to its retriever's docid cache, if it has one."""
+        remember = getattr(self.retrievers[self.retriever(term)], "remember", None)
+        if remember is not None:
+            remember(hits)
+
     def _texts(self, retriever: LeafRetriever, terms: list[Term]) -> list[str]:
         """Texts of ``terms`` if they all go to ``retriever`` (else none: it cannot score them)."""
         if any(self.retrievers[self.retriever(t)] is not retriever for t in terms):

@@ -434,6 +434,8 @@ class _TopK:
             key = ("fillers", tuple(leaf.term.key for leaf in self.positive),
                    tuple(leaf.term.key for leaf in self.leaves), self.k)
             listed = _memo(self.plans, key, first_hits)
+            if hasattr(self.backend, "remember"):  # its docids, in case the backend's cache started over
+                self.backend.remember(self.positive[0].term, listed)
             fill = np.sort(listed.docs)
         else:
             fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
