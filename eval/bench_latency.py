@@ -106,13 +106,19 @@ def query_group(logical: str) -> tuple[int, bool]:
     return logical.count('"') // 2, "NOT" in logical
 
 
-def _modes(searcher, pooled, hits: int) -> dict:
-    """Mode name -> function(logical, plain) running one search of that mode."""
+def _modes(searcher, pooled, hits: int, cold_searcher=None) -> dict:
+    """Mode name -> function(logical, plain) running one search of that mode.
+
+    ``cold`` clears the caches of ``cold_searcher`` (default ``searcher``) before each search;
+    a separate one keeps ``exact``'s caches warm when the modes are interleaved.
+    """
     from pyserini.search.lucene import LuceneSearcher
 
+    cold_searcher = cold_searcher or searcher
+
     def cold(logical, plain):
-        searcher.leaves.clear_caches()  # a first-seen query: leaf queries, maxima, bound query, docids
-        return searcher.search(logical, hits)
+        cold_searcher.clear_caches()  # a first-seen query: parse, plan, leaf queries, maxima, bound query, docids
+        return cold_searcher.search(logical, hits)
 
     return {
         "plain": lambda logical, plain: LuceneSearcher.search(searcher, plain, hits),
@@ -123,9 +129,14 @@ def _modes(searcher, pooled, hits: int) -> dict:
     }
 
 
-def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
-    """Per-query median seconds (wall clock and this thread's CPU time) of every mode,
-    interleaved query by query; backend calls of exact search.
+def time_modes(searcher, pooled, queries, hits: int, repeats: int, cold_searcher=None, order: str = "round") -> dict:
+    """Per-query median seconds (wall clock and this thread's CPU time) of every mode over
+    ``repeats`` rounds; backend calls of exact search.
+
+    ``order="round"`` (the default, the issue's protocol): each round runs every query in one
+    mode, then every query in the next, so modes alternate round by round.  ``"query"``: every
+    mode on one query, then the next query (each search then follows other modes' work, e.g.
+    the pooled mode's 1,000-hit lists, in the CPU caches and the JVM heap).
 
     Thread CPU time (``time.thread_time``) includes the Java work, which runs on the
     calling thread through JNI, but not the time the process waits for a core, so its
@@ -133,24 +144,28 @@ def time_modes(searcher, pooled, queries, hits: int, repeats: int) -> dict:
     """
     from logical_pyserini.search import TopKStats
 
-    run = _modes(searcher, pooled, hits)
+    run = _modes(searcher, pooled, hits, cold_searcher)
     for logical, plain in queries[: min(20, len(queries))]:  # warm the JIT and caches
         for mode in MODES:
             run[mode](logical, plain)
     times = {metric: {mode: [[] for _ in queries] for mode in MODES} for metric in METRICS}
+    if order == "query":
+        schedule = [(i, mode) for i in range(len(queries)) for mode in MODES]
+    else:
+        schedule = [(i, mode) for mode in MODES for i in range(len(queries))]
+    for _ in range(repeats):
+        for i, mode in schedule:
+            logical, plain = queries[i]
+            c0, t0 = time.thread_time(), time.perf_counter()
+            run[mode](logical, plain)
+            times["wall"][mode][i].append(time.perf_counter() - t0)
+            times["cpu"][mode][i].append(time.thread_time() - c0)
     calls = []
-    for r in range(repeats):
-        for i, (logical, plain) in enumerate(queries):
-            for mode in MODES:
-                c0, t0 = time.thread_time(), time.perf_counter()
-                run[mode](logical, plain)
-                times["wall"][mode][i].append(time.perf_counter() - t0)
-                times["cpu"][mode][i].append(time.thread_time() - c0)
-            if r == 0:
-                searcher.topk_stats = TopKStats()
-                searcher.search(logical, hits)
-                calls.append(searcher.topk_stats.calls)
-                searcher.topk_stats = None
+    for logical, _ in queries:
+        searcher.topk_stats = TopKStats()
+        searcher.search(logical, hits)
+        calls.append(searcher.topk_stats.calls)
+    searcher.topk_stats = None
     per_query = {metric: {mode: [statistics.median(t) for t in times[metric][mode]] for mode in MODES}
                  for metric in METRICS}
     return {"per_query": per_query, "calls": calls}
@@ -438,6 +453,59 @@ def _carried(previous: str, heading: str) -> list[str]:
             "`--latency-only`; see git history for its date and code).", "", body]
 
 
+def benchmark_index(data: Path, size: int) -> Path:
+    """The synthetic corpus of ``size`` documents and its Lucene index under ``data`` (built once)."""
+    from logical_pyserini.index import build_lucene_index
+
+    corpus = data / f"synthetic-{size}.jsonl"
+    index = data / f"index-{size}"
+    if not corpus.exists():
+        make_corpus(corpus, size)
+    if not (index / "done").exists():
+        t = time.perf_counter()
+        build_lucene_index(corpus, index, overwrite=True, progress=False)
+        (index / "done").write_text(f"{time.perf_counter() - t:.1f}\n")
+    return index
+
+
+EQUALITY_ONLY = "## Equality checked separately"
+
+
+def equality_only(args, queries) -> int:
+    """``--equality-only``: equality counts per size, written into the output file's own section."""
+    from logical_pyserini.search import LogicalLuceneSearcher
+
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        index = benchmark_index(Path(args.data), size)
+        searcher = LogicalLuceneSearcher(str(index))
+        pooled = LogicalLuceneSearcher(str(index), pooled=True, leaf_hits=1000)
+        t = time.perf_counter()
+        e = equality(searcher, pooled, queries)
+        rows.append(f"| {size:,} | {e['n']} | {e['exact']} | {e['pooled']} | {time.perf_counter() - t:.0f} |")
+        print(f"{size} docs, top-10 equal to exhaustive: {e}", file=sys.stderr)
+        searcher.close()
+        pooled.close()
+    section = [EQUALITY_ONLY, "",
+               f"Command: `python eval/bench_latency.py {' '.join(sys.argv[1:])}`; date {dt.date.today().isoformat()}. "
+               f"The first {args.queries} benchmark queries, top-10 docids and scores against exhaustive scoring.", "",
+               "| docs | queries | exact = exhaustive | pooled (leaf depth 1000) = exhaustive | seconds |",
+               "|---:|---:|---:|---:|---:|", *rows, ""]
+    out = Path(args.output)
+    text = out.read_text() if out.exists() else ""
+    if EQUALITY_ONLY in text:  # replace the previous section
+        head, tail = text.split(EQUALITY_ONLY, 1)
+        rest = tail.split("\n## ", 1)
+        text = head + ("## " + rest[1] if len(rest) > 1 else "")
+    marker = "\n## Peak memory"
+    text = text.replace(marker, "\n" + "\n".join(section) + marker, 1) if marker in text else \
+        text.rstrip("\n") + "\n\n" + "\n".join(section)
+    from logical_pyserini._io import atomic_write_text
+
+    atomic_write_text(out, text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="10000,100000", help="Corpus sizes, comma separated.")
@@ -452,6 +520,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--latency-only", action="store_true",
                    help="Time and check equality only; keep the peak-memory, ProbLog and effectiveness sections "
                         "of the existing output file (marked as carried over), e.g. on a starved machine.")
+    p.add_argument("--order", choices=["round", "query"], default="round",
+                   help="round (default): each round runs all queries in one mode, then the next mode (modes "
+                        "alternate round by round); query: all modes on one query, then the next query.")
+    p.add_argument("--equality-only", action="store_true",
+                   help="Only compare exact (and pooled) top-10 with exhaustive scoring at every size of --sizes "
+                        "over --queries queries, and put the counts in the output file's 'Equality checked "
+                        "separately' section (for 1M, where the full run skips it: minutes).")
     p.add_argument("--rss-child", choices=["plain", "logical"], help=argparse.SUPPRESS)
     p.add_argument("--rss-index", help=argparse.SUPPRESS)
     p.add_argument("--rss-hits", type=int, default=1000, help=argparse.SUPPRESS)
@@ -468,21 +543,17 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.search import LogicalLuceneSearcher
 
     queries = make_queries(args.queries)
+    if args.equality_only:
+        return equality_only(args, queries)
     rows, rss, equal, load = [], {}, {}, {}
     for size in (int(s) for s in args.sizes.split(",")):
-        corpus = Path(args.data) / f"synthetic-{size}.jsonl"
-        index = Path(args.data) / f"index-{size}"
-        if not corpus.exists():
-            make_corpus(corpus, size)
-        if not (index / "done").exists():
-            t = time.perf_counter()
-            build_lucene_index(corpus, index, overwrite=True, progress=False)
-            (index / "done").write_text(f"{time.perf_counter() - t:.1f}\n")
+        index = benchmark_index(Path(args.data), size)
         searcher = LogicalLuceneSearcher(str(index))
         pooled = LogicalLuceneSearcher(str(index), pooled=True, leaf_hits=1000)
+        cold = LogicalLuceneSearcher(str(index))  # its own caches, cleared before each of its searches
         for hits in (10, 1000):  # interactive top-10 and a run file
             before = os.getloadavg()[0]
-            timed = time_modes(searcher, pooled, queries, hits, args.repeats)
+            timed = time_modes(searcher, pooled, queries, hits, args.repeats, cold, args.order)
             r = {metric: summarize(timed, queries, metric=metric) for metric in METRICS}
             load[(size, hits)] = (before, os.getloadavg()[0])
             calls = java_calls(searcher, pooled, queries, hits)
@@ -497,6 +568,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{size} docs, top-10 equal to exhaustive: {equal[size]}", file=sys.stderr)
         searcher.close()
         pooled.close()
+        cold.close()
         if size <= args.check_max_size and not args.latency_only:
             rss[size] = peak_rss(index, args.queries)
             print(f"{size} docs, peak RSS: plain {rss[size]['plain']['peak_mb']:.0f} MB, "
@@ -508,14 +580,16 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `python eval/bench_latency.py {' '.join(argv if argv is not None else sys.argv[1:])}`  ",
         f"Date: {dt.date.today().isoformat()}; machine: {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores (shared with other jobs: compare ratios, not absolute times), "
-        f"Python {platform.python_version()}; 1 search thread; everything under `nice -n 19`.  ",
+        f"Python {platform.python_version()}; 1 search thread.  ",
         "1-minute load average before / after each timing block (2 cores; other sessions' model runs): "
         + "; ".join(f"{size:,} docs hits {hits}: {a:.1f} / {b:.1f}" for (size, hits), (a, b) in load.items()) + ".  ",
-        f"{args.queries} queries with 2-4 leaves ({'; '.join(TEMPLATES)}), {args.repeats} repeats, interleaved "
-        "query by query; per query the median over repeats; p50 / p99 over queries.  plain: "
-        "`LuceneSearcher.search` on the leaves' words; exact: the default exact top-k (leaf queries, leaf maxima, "
-        "bound queries and docids cached, as when queries repeat); cold: the same with those caches cleared "
-        "before every query (a first-seen query); pooled: `pooled=True`, leaf depth 1000 (earlier default, not "
+        f"{args.queries} queries with 2-4 leaves ({'; '.join(TEMPLATES)}), {args.repeats} rounds, "
+        + ("modes alternating round by round (each round: all queries in one mode, then the next mode)"
+           if args.order == "round" else "interleaved query by query (all modes on one query, then the next)")
+        + "; per query the median over rounds; p50 / p99 over queries.  plain: "
+        "`LuceneSearcher.search` on the leaves' words; exact: the default exact top-k (parsed queries, plans, leaf "
+        "queries, leaf maxima, bound queries and docids cached, as when queries repeat); cold: the same on a "
+        "second searcher whose caches are cleared (`clear_caches()`) before every query (a first-seen query); pooled: `pooled=True`, leaf depth 1000 (earlier default, not "
         "exact); boolean: the Boolean peer (strict BooleanQuery of the same tree, through "
         "`LuceneSearcher.search`).  Ratio: p50 / plain p50.  Backend ops: operations per exact query (mean / "
         "max; a search, an exact scoring pass or a docid-order listing).",
@@ -562,8 +636,9 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {size:,} | {e['n']} | {e['exact']} | {e['pooled']} |")
     skipped = sorted({size for size, *_ in rows if size not in equal})
     if skipped:
-        lines += ["", f"Not checked at {', '.join(f'{s:,}' for s in skipped)} documents (`--check-max-size "
-                  f"{args.check_max_size}`); the property tests in `tests/test_topk.py` cover every path."]
+        lines += ["", f"Not checked in this run at {', '.join(f'{s:,}' for s in skipped)} documents (`--check-max-size "
+                  f"{args.check_max_size}`; `--equality-only` checks a size on its own, below when it was run); "
+                  "the property tests in `tests/test_topk.py` cover every path."]
     out = Path(args.output)
     previous = out.read_text() if out.exists() else ""
     out.parent.mkdir(parents=True, exist_ok=True)

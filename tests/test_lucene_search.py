@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from logical_pyserini.query import QuerySyntaxError
-from logical_pyserini.search import LogicalLuceneSearcher, NoPositiveTermError
+from logical_pyserini.search import LogicalLuceneSearcher, NoPositiveTermError, TopKStats
 
 from conftest import write_corpus
 
@@ -153,3 +153,42 @@ def test_batch_search_names_the_qid_of_a_bad_query(searcher):
         searcher.batch_search(["museum", "museum AND (art"], ["ok", "broken"], k=3)
     assert info.value.reason.startswith("qid broken: unbalanced parentheses")
     assert info.value.position == 11
+
+
+def test_repeated_queries_reuse_their_plan_and_rank_the_same(museum_index, monkeypatch):
+    """A searcher keeps parsed queries and per-tree plans (bounded); clear_caches() forgets
+    them and everything its leaf scorer caches; none of it changes a ranking."""
+    from logical_pyserini.search import _topk
+
+    s = LogicalLuceneSearcher(str(museum_index))
+    first = [(h.docid, h.score) for h in s.search(QUERY, 10)]
+    tree = s._tree(QUERY)
+    assert s._tree(QUERY) is tree
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first
+    s.clear_caches()
+    assert s._tree(QUERY) is not tree and s._tree(QUERY) == tree
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first
+    for _ in range(2):  # a syntax error is raised every time, never kept as a plan
+        with pytest.raises(QuerySyntaxError):
+            s.search("museum AND (Paris", 5)
+    # Fewer than k documents score above 0: the first time one listing brings the 0-scored
+    # fillers; the repeated query reuses it.
+    s.topk_stats = TopKStats()
+    fillers = [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)]
+    assert s.topk_stats.docid_calls == 1 and len(fillers) == 8 and fillers[-1][1] == 0.0
+    s.topk_stats = TopKStats()
+    assert [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)] == fillers
+    assert s.topk_stats.docid_calls == 0
+    # The kept listing carries its docids: when the docid cache starts over, none is looked up again.
+    s.leaves._docid_cache.clear()
+    looked_up = []
+    resolve = s.leaves._resolve
+    monkeypatch.setattr(s.leaves, "_resolve", lambda docs: looked_up.extend(docs) or resolve(docs))
+    assert [(h.docid, h.score) for h in s.search("Paris AND Amsterdam", 8)] == fillers
+    assert looked_up == []
+    s.topk_stats = None
+    monkeypatch.setattr(_topk, "_PLANS_MAX", 5)
+    for word in ["art", "Paris", "Amsterdam", "London", "science", "history", "modern", "city"]:
+        s.search(f"museum AND NOT {word}", 3)
+        assert len(s._plans) <= 5
+    assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first

@@ -38,7 +38,7 @@ def compose(
     elif isinstance(node, Not):
         value = operators.neg(compose(node.child, leaf_values, operators, trace))
     else:
-        stacked = np.stack([compose(c, leaf_values, operators, trace) for c in node.children])
+        stacked = np.array([compose(c, leaf_values, operators, trace) for c in node.children])  # (children, docs)
         value = operators.conj(stacked) if isinstance(node, And) else operators.disj(stacked)
     if trace is not None:
         trace[id(node)] = value

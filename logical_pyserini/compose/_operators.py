@@ -21,17 +21,19 @@ Reduce = Callable[[np.ndarray], np.ndarray]  # (n_children, n_docs) -> (n_docs,)
 # lacks the term; the floor caps NOT at 1/INVERSE_EPSILON instead of inf.
 INVERSE_EPSILON = 1e-3
 
+# ufunc.reduce is what np.prod / np.sum / np.min / np.max run, without their Python wrapper
+# (a few microseconds per node, which a top-10 search of 15 candidates notices).
 AND_OPERATORS: dict[str, Reduce] = {
-    "product": lambda v: np.prod(v, axis=0),
-    "sum": lambda v: np.sum(v, axis=0),
-    "min": lambda v: np.min(v, axis=0),
+    "product": lambda v: np.multiply.reduce(v, axis=0),
+    "sum": lambda v: np.add.reduce(v, axis=0),
+    "min": lambda v: np.minimum.reduce(v, axis=0),
 }
 
 OR_OPERATORS: dict[str, Reduce] = {
-    "sum": lambda v: np.sum(v, axis=0),
-    "max": lambda v: np.max(v, axis=0),
+    "sum": lambda v: np.add.reduce(v, axis=0),
+    "max": lambda v: np.maximum.reduce(v, axis=0),
     # Probabilistic sum: P(A or B) for independent events, stays in [0, 1].
-    "noisy-or": lambda v: 1.0 - np.prod(1.0 - v, axis=0),
+    "noisy-or": lambda v: 1.0 - np.multiply.reduce(1.0 - v, axis=0),
 }
 
 NOT_OPERATORS: dict[str, Callable[[np.ndarray], np.ndarray]] = {

@@ -32,11 +32,12 @@ class Term:
     text: str
     retriever: str | None = None
     start: int = field(default=0, compare=False, hash=False)
+    # Computed once: search reads it for every leaf many times per query.
+    key: tuple[str, str | None] = field(init=False, repr=False, compare=False, hash=False)
+    """Identity used to run each distinct leaf once (whitespace-normalised)."""
 
-    @property
-    def key(self) -> tuple[str, str | None]:
-        """Identity used to run each distinct leaf once (whitespace-normalised)."""
-        return (normalize_text(self.text), self.retriever)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (normalize_text(self.text), self.retriever))
 
     def __str__(self) -> str:
         prefix = f"{self.retriever}:" if self.retriever else ""

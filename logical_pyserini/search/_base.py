@@ -18,9 +18,9 @@ import numpy as np
 
 from ..compose import Normalizer, Operators, explain_tree
 from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
-from ..retrieve import LeafHits, LeafRetriever, get_retriever
+from ..retrieve import LeafHits, LeafRetriever, get_retriever, retriever_names
 from ._pipeline import LeafBackend, Pool, score_pool
-from ._topk import TopKStats, supports_topk, topk
+from ._topk import TopKStats, _memo, supports_topk, topk
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "RetrieverBackend"]
 
@@ -115,6 +115,12 @@ class RetrieverBackend:
             return retriever.first_hits([t.text for t in terms], k, matching, tuple(self._texts(retriever, score)))
         docs = retriever.first_docs([t.text for t in terms], k, matching)
         return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
+
+    def remember(self, term: Term, hits: LeafHits) -> None:
+        """Hand ``hits`` (from a call for ``term``) back to its retriever's docid cache, if it has one."""
+        remember = getattr(self.retrievers[self.retriever(term)], "remember", None)
+        if remember is not None:
+            remember(hits)
 
     def _texts(self, retriever: LeafRetriever, terms: list[Term]) -> list[str]:
         """Texts of ``terms`` if they all go to ``retriever`` (else none: it cannot score them)."""
@@ -312,10 +318,31 @@ class LogicalSearchMixin:
     def _release_thread(self) -> None:
         """Called at the end of a ``batch_search`` worker (JVM threads must detach)."""
 
+    def clear_caches(self) -> None:
+        """Forget what repeated queries reuse: parsed queries, per-tree plans and each
+        retriever's cached leaf queries, leaf maxima, bound queries and docids (a benchmark
+        of first-seen queries calls this before each search; results do not change)."""
+        self._plan_cache().clear()
+        for retriever in self._retriever_backend().retrievers.values():
+            clear = getattr(retriever, "clear_caches", None)
+            if clear is not None:
+                clear()
+
+    def _plan_cache(self) -> dict:
+        """This searcher's parsed queries and per-tree plans (see :func:`topk`)."""
+        plans = getattr(self, "_plans", None)
+        if plans is None:
+            plans = self._plans = {}
+        return plans
+
     # -- search ------------------------------------------------------------
-    @staticmethod
-    def _tree(q: str | Node) -> Node:
-        return parse_query(q) if isinstance(q, str) else q
+    def _tree(self, q: str | Node) -> Node:
+        """The tree of ``q``; query text seen before reuses its (immutable) tree."""
+        if not isinstance(q, str):
+            return q
+        # (Keyed on the registered retriever names, the grammar's prefixes; an error is raised
+        # each time, never kept.)
+        return _memo(self._plan_cache(), ("query", q, retriever_names()), lambda: parse_query(q))
 
     @property
     def _leaf_normalizer(self) -> LeafNormalizer:
@@ -361,7 +388,7 @@ class LogicalSearchMixin:
         normalizer = self._leaf_normalizer
         if not self.pooled and supports_topk(backend, normalizer, tree):
             stats = TopKStats() if self.topk_stats is not None else None
-            pool = topk(tree, backend, self.operators, normalizer, k, stats)
+            pool = topk(tree, backend, self.operators, normalizer, k, stats, plans=self._plan_cache())
             if stats is not None:
                 self.topk_stats = stats
         else:
@@ -371,11 +398,13 @@ class LogicalSearchMixin:
     def _hits(self, pool: Pool, k: int) -> list[LogicalHit]:
         top = pool.ranking(k)
         docids = self._docids(pool.docs[top])
-        texts = {key: key[0] for key in pool.normalized}
+        texts = [key[0] for key in pool.normalized]
+        # Columns as Python lists first: one conversion per column, not per value (1,000-hit runs).
+        columns = [values[top].tolist() for values in pool.normalized.values()]
         return [
-            self._hit(docid, float(pool.combined[i]), int(pool.docs[i]),
-                      {texts[key]: float(values[i]) for key, values in pool.normalized.items()})
-            for docid, i in zip(docids, top)
+            self._hit(docid, score, key, dict(zip(texts, leaf_values)))
+            for docid, score, key, *leaf_values in zip(docids, pool.combined[top].tolist(), pool.docs[top].tolist(),
+                                                       *columns)
         ]
 
     def leaf_scores(self, leaf: str | Term, docids: list[str]) -> np.ndarray:

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..compose import BoundsUnavailable, Operators, bound_query, compose, compose_bounds
-from ..query import Node, distinct_terms, positive_terms
+from ..query import Node, count_negations, distinct_terms, positive_terms
 from ..retrieve import LeafHits
 from ._pipeline import LeafBackend, Pool
 
@@ -71,12 +71,18 @@ __all__ = ["TopKStats", "supports_topk", "topk"]
 _MIN_DEPTH = 200
 _NEG_DEPTH = 20
 _GROWTH = 8
-# Bound query: first depth k + max(k / 4, 20), then 4x deeper per round, up to k = 1000.
+# Bound query: first depth k + max(k / 4, extra), then 4x deeper per round, up to k = 1000.
+# Without NOT the bound score of a matched document is its exact score (up to float32), so a
+# few more than k settle the top k unless scores tie; a NOT lowers exact scores below the bound,
+# so such trees start deeper.  Each hit costs its leaves' sort-field values: depth 15 instead of
+# 30 for k = 10 took NOT-free top-10 on the latency benchmark from 1.21x to 1.10x plain at 100k
+# docs (1.00x to 0.93x at 1M) at 1.00 / 1.02 rounds per query (2026-11-23).
 # Since its hits carry the leaves' exact scores and docids (sort fields), it also wins at run
 # depth (eval/bench_topk_paths.py SIZE 1000, 2026-11-23: 100k docs 26.1 ms vs 26.7 ms for the
 # threshold loop, 1M docs 16.7 ms vs 59.6 ms; it had lost 2x there while it rescored every leaf).
 _BOUND_MAX_K = 1000
-_BOUND_EXTRA = 20
+_BOUND_EXTRA = 5
+_BOUND_EXTRA_NOT = 20
 _BOUND_GROWTH = 4
 # The index computes bound scores in float32 (boosts, sums, products: relative
 # error about 1e-7 per operation, all terms >= 0), the exact scores are float64:
@@ -182,6 +188,7 @@ def topk(
     k: int,
     stats: TopKStats | None = None,
     bound_queries: bool = True,
+    plans: dict | None = None,
 ) -> Pool:
     """The exact top ``k`` of ``tree`` over the whole collection.
 
@@ -203,6 +210,9 @@ def topk(
     bound_queries : bool
         Try a bound query first where the backend ranks one (default); False
         runs the threshold loop over leaf lists only (tests compare both).
+    plans : dict, optional
+        Where to keep per-tree work (leaves, bound query, score range) for later calls
+        with the same tree; a searcher passes its own.  Default: nothing kept.
 
     Returns
     -------
@@ -211,7 +221,7 @@ def topk(
         :meth:`Pool.ranking` gives the answer.  A document is *returned* when
         it matches a positive leaf or scores above 0 (see :func:`exhaustive`).
     """
-    search = _TopK(tree, backend, operators, normalizer, k, stats, bound_queries)
+    search = _TopK(tree, backend, operators, normalizer, k, stats, bound_queries, plans)
     try:
         return search.run()
     except BoundsUnavailable as exc:
@@ -223,15 +233,16 @@ def topk(
 class _TopK:
     """State of one :func:`topk` call."""
 
-    def __init__(self, tree, backend, operators, normalizer, k, stats, bound_queries=True):
+    def __init__(self, tree, backend, operators, normalizer, k, stats, bound_queries=True, plans=None):
         self.tree, self.backend, self.operators, self.normalizer = tree, backend, operators, normalizer
         self.bound_queries = bound_queries
         self.k = max(1, int(k))
         self.stats = stats if stats is not None else TopKStats()
         self.num_docs = int(backend.num_docs)
         self.floor = float(getattr(backend, "floor", 0.0))
-        positive = {t.key for t in positive_terms(tree)}
-        self.leaves = [_Leaf(t, t.key in positive) for t in distinct_terms(tree)]
+        self.plans = plans if plans is not None else {}
+        terms, positive, self.has_not = _memo(self.plans, ("leaves", tree), lambda: _leaf_plan(tree))
+        self.leaves = [_Leaf(t, t.key in positive) for t in terms]
         self.positive = [leaf for leaf in self.leaves if leaf.positive]
 
     def norm(self, leaf: _Leaf, raw) -> np.ndarray:
@@ -283,16 +294,13 @@ class _TopK:
             return None
         for leaf in self.leaves:  # every leaf's maximum (cached by the backend)
             leaf.fetch(self.backend, 1, self.num_docs, self.stats)
-        scale, top = {}, {}
-        for leaf in self.leaves:
-            m = leaf.hits.max
-            scale[leaf.term.key] = (1.0 / m if m > 0 else 0.0) if method == "max" else 1.0
-            top[leaf.term.key] = float(self.norm(leaf, [max(m, self.floor)])[0])
-        spec = bound_query(self.tree, self.operators, scale, top)
+        key = (self.tree, self.operators, method, self.floor, tuple(leaf.hits.max for leaf in self.leaves))
+        spec = _memo(self.plans, key, lambda: self.bound_spec(method))
         if spec is None:
             return None
         self.stats.path = "bound-query"
-        k, want, hits = self.k, self.k + max(self.k // 4, _BOUND_EXTRA), None
+        extra = _BOUND_EXTRA_NOT if self.has_not else _BOUND_EXTRA
+        k, want, hits = self.k, self.k + max(self.k // 4, extra), None
         terms = [leaf.term for leaf in self.leaves]
         while True:
             want = min(want, self.num_docs)
@@ -313,6 +321,15 @@ class _TopK:
         lists = [leaf.hits.docs for leaf in self.positive]
         self.cands = np.unique(np.concatenate(lists)) if lists else np.zeros(0, dtype=np.int64)
         return self.finish(docs, pool)
+
+    def bound_spec(self, method: str):
+        """The tree's :func:`~logical_pyserini.compose.bound_query` for the leaves' maxima."""
+        scale, top = {}, {}
+        for leaf in self.leaves:
+            m = leaf.hits.max
+            scale[leaf.term.key] = (1.0 / m if m > 0 else 0.0) if method == "max" else 1.0
+            top[leaf.term.key] = float(self.norm(leaf, [max(m, self.floor)])[0])
+        return bound_query(self.tree, self.operators, scale, top)
 
     def unseen_bound(self) -> float:
         """Upper bound of any document in no positive list."""
@@ -398,16 +415,28 @@ class _TopK:
         if n_pos >= self.k or not self.positive:
             return pool
         # Every document outside ``docs`` scores <= 0 here; fillers must score exactly 0.
-        if self.score_range()[0] < 0:
+        inner = getattr(self.normalizer, "normalizer", self.normalizer)
+        key = ("range", self.tree, self.operators, inner, self.floor, tuple(leaf.hits.max for leaf in self.leaves))
+        if _memo(self.plans, key, self.score_range)[0] < 0:
             raise BoundsUnavailable("scores can be negative, so 0-scored fillers are not the next best")
         listed = None
         if all(leaf.complete for leaf in self.positive):
             fill = self.cands[: self.k]  # the candidates are every matching document, in docid order
         elif hasattr(self.backend, "first_hits"):
-            listed = self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True,
-                                             [leaf.term for leaf in self.leaves])
+            # The first k documents matching a positive leaf, with every leaf's score, depend only on
+            # the leaves and k: like a leaf's maximum, a repeated query reuses them (as Lucene's
+            # query cache reuses a filter); one listing when first seen.
+            def first_hits():
+                self.stats.docid_calls += 1
+                return self.backend.first_hits([leaf.term for leaf in self.positive], self.k, True,
+                                               [leaf.term for leaf in self.leaves])
+
+            key = ("fillers", tuple(leaf.term.key for leaf in self.positive),
+                   tuple(leaf.term.key for leaf in self.leaves), self.k)
+            listed = _memo(self.plans, key, first_hits)
+            if hasattr(self.backend, "remember"):  # its docids, in case the backend's cache started over
+                self.backend.remember(self.positive[0].term, listed)
             fill = np.sort(listed.docs)
-            self.stats.docid_calls += 1
         else:
             fill = np.asarray(self.backend.first_docs([leaf.term for leaf in self.positive], self.k, True),
                               dtype=np.int64)
@@ -434,6 +463,34 @@ class _TopK:
         hi = {leaf.term.key: self.norm(leaf, [max(leaf.hits.max, self.floor)]) for leaf in self.leaves}
         low, high = compose_bounds(self.tree, lo, hi, self.operators)
         return float(low[0]), float(high[0])
+
+
+# A searcher keeps what a tree needs across searches in a dict it passes as ``plans`` (its
+# leaves; given their maxima, its bound query and score range): a repeated query skips
+# rebuilding them.  Bounded: starts over when full.
+_PLANS_MAX = 4096
+_MISSING = object()
+
+
+def _memo(plans: dict, key: tuple, compute):
+    """``compute()``, remembered in ``plans`` under ``key`` (computed afresh when the key is
+    unhashable, e.g. a normaliser holding a sigmoid dict)."""
+    try:
+        value = plans.get(key, _MISSING)
+    except TypeError:
+        return compute()
+    if value is _MISSING:
+        value = compute()
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
+        plans[key] = value
+    return value
+
+
+def _leaf_plan(tree: Node) -> tuple[tuple, frozenset, bool]:
+    """``(distinct leaves, keys of the positive ones, whether the tree has a NOT)``."""
+    return (tuple(distinct_terms(tree)), frozenset(t.key for t in positive_terms(tree)),
+            count_negations(tree) > 0)
 
 
 def _kth(values: np.ndarray, k: int) -> float:
@@ -471,15 +528,14 @@ def _final(tree, leaves, docs, backend, operators, normalizer, floor, known_raw:
         if leaf.positive:
             matches |= values > floor
         normalized[leaf.term.key] = normalizer(values, leaf.hits.max, 0.0, backend.retriever(leaf.term))
-    trace: dict[int, np.ndarray] = {}
-    combined = compose(tree, normalized, operators, trace) if len(docs) else np.zeros(0)
+    # (No node trace: only ``explain`` reads one, and it scores its document through score_pool.)
+    combined = compose(tree, normalized, operators) if len(docs) else np.zeros(0)
     keep = (combined > 0) | matches
     if not keep.all():
         docs, combined = docs[keep], combined[keep]
         raw = {key: v[keep] for key, v in raw.items()}
         normalized = {key: v[keep] for key, v in normalized.items()}
-        trace = {key: v[keep] for key, v in trace.items()}
-    return Pool(tree, docs, raw, normalized, combined, matches[keep], trace)
+    return Pool(tree, docs, raw, normalized, combined, matches[keep])
 
 
 def exhaustive(tree: Node, backend: LeafBackend, operators: Operators, normalizer,
