@@ -21,7 +21,7 @@ from ..models import ModelError
 from ._betae import TYPES, QueryFileError
 from ._embedding import EmbeddingError
 from ._evaluate import PROTOCOLS, EvalConfig, evaluate
-from ._executor import executor_names, get_executor
+from ._executor import ExecutorError, executor_names, get_executor
 from ._graph import GraphError
 
 
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         per_type=args.per_type, seed=args.seed, protocol=args.protocol, progress=not args.quiet)
     try:
         metrics = evaluate(config, lambda graph: cls.from_args(graph, args))
-    except (GraphError, QueryFileError, OutputError, ModelError, EmbeddingError) as exc:
+    except (GraphError, QueryFileError, OutputError, ModelError, EmbeddingError, ExecutorError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     run = metrics.pop("_run")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from ._embedding import LinkPredictor, default_embedding_path
+from ._embedding import EmbeddingError, LinkPredictor, default_embedding_path
 from ._executor import Executor, ExecutorError, register_executor
 from ._graph import KnowledgeGraph, gather_rows, read_triples
 from ._rules import RuleSet, mine_rules
@@ -499,8 +499,12 @@ class _Embedding(Projection):
         path = Path(args.embeddings) if getattr(args, "embeddings", None) else default_embedding_path(data)
         embedding = LinkPredictor.load(path, graph.num_entities, graph.num_relations)
         valid = read_triples(data / "valid.txt")
-        weights = fit_projection_weights(graph, seed=args.seed, mine=mine, progress=not args.quiet, use=self.use,
-                                         held_out=valid, embedding=embedding)
+        try:
+            weights = fit_projection_weights(graph, seed=args.seed, mine=mine, progress=not args.quiet,
+                                             use=self.use, held_out=valid, embedding=embedding)
+        except ValueError as exc:  # no valid edges to calibrate on: say so in one line
+            raise EmbeddingError(f"{data / 'valid.txt'}: --projection {self.name} is fitted on the valid edges the "
+                                 f"embedding was not trained on ({exc})") from None
         return {"weights": weights, "embedding": embedding}
 
 
