@@ -30,7 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from .._io import atomic_write_bytes, atomic_write_text
-from ..models._home import home
+from ..models import home
 
 __all__ = ["EmbeddingError", "LinkPredictor", "TRAIN_COMMAND", "TrainConfig", "default_embedding_path",
            "train_complex"]
