@@ -326,3 +326,27 @@ def test_cli_error_cases(tmp_path, museum_corpus, dense_index, capsys):
     done = _run("logical_pyserini.search", "--dense-index", str(no_docid), "--topics", str(topics),
                 "--output", str(tmp_path / "r.txt"))
     assert done.returncode == 2 and "has no 'docid' file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_leaf_hits_at_collection_size_is_exhaustive_dense_scoring(dense_index, encoder):
+    """With a Flat index every leaf list can hold the whole collection: leaf_hits = number of
+    documents ranks every document by its exact cosines, as a numpy brute force composes them."""
+    from logical_pyserini.compose import Operators, compose
+    from logical_pyserini.query import distinct_terms, parse_query
+    from logical_pyserini.search import LogicalFaissSearcher
+
+    full = LogicalFaissSearcher(str(dense_index), encoder, leaf_hits=len(MUSEUMS))
+    matrix = encoder.encode([TEXT[d] for d, _ in MUSEUMS])
+    rows = [full.leaves.row(d) for d, _ in MUSEUMS]
+    for query in (QUERY, '"museum in Amsterdam" AND NOT artwork', 'NOT "art museum" AND (Paris OR science)'):
+        tree = parse_query(query)
+        values = {}
+        for term in distinct_terms(tree):
+            raw = matrix @ encoder.encode(term.text)
+            values[term.key] = np.maximum(raw / raw.max(), 0.0)  # max normalisation, negatives clipped
+        combined = compose(tree, values, Operators())
+        order = np.lexsort((rows, -combined))
+        want = [(MUSEUMS[i][0], combined[i]) for i in order]
+        got = [(h.docid, h.score) for h in full.search(query, len(MUSEUMS))]
+        assert [d for d, _ in got] == [d for d, _ in want]
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-5)
