@@ -119,8 +119,19 @@ def test_dense_hits_and_errors(dense):
         hit.contents
     with pytest.raises(ValueError, match="bm25 retriever"):
         dense.search("bm25:museum AND Paris", 5)
-    with pytest.raises(NoPositiveTermError):
-        dense.search("NOT art", 5)
+    # Every document is scored (flat index), so a NOT-only query has an answer: the least
+    # art-like documents first; the pooled path has no candidates for it.
+    least_art = dense.search("NOT art", 5)
+    ids = [d for d, _ in MUSEUMS]
+    art = dict(zip(ids, dense.leaf_scores("art", ids)))
+    assert [h.docid for h in least_art] == sorted(ids, key=art.get)[:5]
+    assert [h.score for h in least_art] == sorted((h.score for h in least_art), reverse=True)
+    dense.pooled = True
+    try:
+        with pytest.raises(NoPositiveTermError):
+            dense.search("NOT art", 5)
+    finally:
+        dense.pooled = False
     with pytest.raises(KeyError):
         dense.explain(QUERY, "no-such-doc")
 
@@ -328,14 +339,17 @@ def test_cli_error_cases(tmp_path, museum_corpus, dense_index, capsys):
     assert done.returncode == 2 and "has no 'docid' file" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_leaf_hits_at_collection_size_is_exhaustive_dense_scoring(dense_index, encoder):
-    """With a Flat index every leaf list can hold the whole collection: leaf_hits = number of
-    documents ranks every document by its exact cosines, as a numpy brute force composes them."""
+@pytest.mark.parametrize("pooled", [False, True])
+def test_flat_index_search_is_exhaustive_dense_scoring(dense_index, encoder, pooled):
+    """A flat index scores every document on every leaf (one matrix product per leaf), whatever
+    leaf_hits says; the pooled path equals it when leaf_hits is the collection size.  Both rank
+    every document by its exact cosines as a numpy brute force composes them."""
     from logical_pyserini.compose import Operators, compose
     from logical_pyserini.query import distinct_terms, parse_query
     from logical_pyserini.search import LogicalFaissSearcher
 
-    full = LogicalFaissSearcher(str(dense_index), encoder, leaf_hits=len(MUSEUMS))
+    full = LogicalFaissSearcher(str(dense_index), encoder, leaf_hits=len(MUSEUMS) if pooled else 2)
+    full.pooled = pooled
     matrix = encoder.encode([TEXT[d] for d, _ in MUSEUMS])
     rows = [full.leaves.row(d) for d, _ in MUSEUMS]
     for query in (QUERY, '"museum in Amsterdam" AND NOT artwork', 'NOT "art museum" AND (Paris OR science)'):

@@ -185,6 +185,18 @@ class FaissLeafScorer(LeafRetriever):
         stored = self._vectors[rows] if self._vectors is not None else self.index.reconstruct_batch(rows)
         return stored @ self.vector(text)
 
+    def score_all(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Inner products of every leaf text with every stored vector, ``(len(texts), num_docs)``,
+        in one matrix product: the work a flat index's search does, so exact scoring of the
+        whole collection costs what one search per leaf costs.  None unless the index is a
+        flat inner-product index (an IVF or HNSW index would have to reconstruct every row)."""
+        import faiss
+
+        if self._vectors is None or self.index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            return None
+        # (matrix-vector per leaf, as :meth:`score` computes a row: the same float32 values)
+        return np.stack([self._vectors @ self.vector(t) for t in texts]) if texts else np.zeros((0, self.num_docs))
+
     # -- docids ------------------------------------------------------------
     def docids(self, rows: np.ndarray) -> list[str]:
         """Collection docids of Faiss rows."""

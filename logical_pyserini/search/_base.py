@@ -20,7 +20,7 @@ from ..compose import Normalizer, Operators, explain_tree
 from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
 from ..retrieve import LeafHits, LeafRetriever, get_retriever, retriever_names
 from ._pipeline import LeafBackend, Pool, score_pool
-from ._topk import TopKStats, _memo, supports_topk, topk
+from ._topk import TopKStats, _memo, score_everything, supports_topk, topk
 
 __all__ = ["LeafNormalizer", "LogicalHit", "LogicalSearchMixin", "RetrieverBackend"]
 
@@ -115,6 +115,21 @@ class RetrieverBackend:
             return retriever.first_hits([t.text for t in terms], k, matching, tuple(self._texts(retriever, score)))
         docs = retriever.first_docs([t.text for t in terms], k, matching)
         return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
+
+    def score_all(self, terms: list[Term]) -> np.ndarray | None:
+        """Every document's raw score on each of ``terms`` (one row per term), where the terms go
+        to one retriever that can score the whole collection at once (a flat dense index); else None."""
+        try:
+            names = {self.retriever(t) for t in terms}
+        except ValueError:
+            return None  # the pooled path reports the missing retriever
+        if len(names) != 1:
+            return None
+        name = names.pop()
+        if get_retriever(name).fused:
+            return None
+        score_all = getattr(self.retrievers[name], "score_all", None)
+        return score_all([t.text for t in terms]) if score_all is not None else None
 
     def remember(self, term: Term, hits: LeafHits) -> None:
         """Hand ``hits`` (from a call for ``term``) back to its retriever's docid cache, if it has one."""
@@ -386,12 +401,15 @@ class LogicalSearchMixin:
             if hits is not None:
                 return hits
         normalizer = self._leaf_normalizer
+        pool = None
         if not self.pooled and supports_topk(backend, normalizer, tree):
             stats = TopKStats() if self.topk_stats is not None else None
             pool = topk(tree, backend, self.operators, normalizer, k, stats, plans=self._plan_cache())
             if stats is not None:
                 self.topk_stats = stats
-        else:
+        elif not self.pooled:
+            pool = score_everything(tree, backend, self.operators, normalizer, k)
+        if pool is None:
             pool = score_pool(tree, backend, self.operators, normalizer, self.leaf_hits)
         return self._hits(pool, k)
 
@@ -490,8 +508,14 @@ class LogicalSearchMixin:
         if key is None:
             raise KeyError(f"docid {docid!r} is not in the index")
         backend = self._backend([tree])
-        pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits,
-                          extra_docs=np.array([key]))
+        pool = None
+        if not self.pooled and not supports_topk(backend, self._leaf_normalizer, tree):
+            # scored as search scores it (a flat dense index scores every document)
+            pool = score_everything(tree, backend, self.operators, self._leaf_normalizer, 1,
+                                    extra_docs=np.array([key]))
+        if pool is None:
+            pool = score_pool(tree, backend, self.operators, self._leaf_normalizer, self.leaf_hits,
+                              extra_docs=np.array([key]))
         index = int(np.searchsorted(pool.docs, key))
         report = explain_tree(tree, index, pool.trace, pool.raw)
         _annotate_leaves(tree, report, backend, np.array([key], dtype=np.int64))

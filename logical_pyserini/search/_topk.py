@@ -63,7 +63,7 @@ from ._pipeline import LeafBackend, Pool
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["TopKStats", "supports_topk", "topk"]
+__all__ = ["TopKStats", "score_everything", "supports_topk", "topk"]
 
 # First depth of every leaf list, and how much deeper each further round goes.
 # Negated leaves only need their maximum and a bound, so their first list is short.
@@ -558,3 +558,44 @@ def exhaustive(tree: Node, backend: LeafBackend, operators: Operators, normalize
         if not leaf.complete:
             raise AssertionError(f"backend returned an incomplete list for {leaf.term} at full depth")
     return _final(tree, leaves, np.arange(num_docs, dtype=np.int64), backend, operators, normalizer, floor)
+
+
+def score_everything(tree: Node, backend, operators: Operators, normalizer, k: int,
+                     extra_docs: np.ndarray | None = None) -> Pool | None:
+    """The exact top ``k`` by scoring every document on every leaf in one pass, where the backend
+    can (``backend.score_all``: a flat dense index, whose search computes every inner product
+    anyway); None where it cannot or the normaliser has no collection-level form (``minmax``).
+
+    Same answer as :func:`exhaustive`: a document is returned when it scores above 0 or has a
+    positive leaf above 0; ties go to the lower key.  Only the documents that can be in the top
+    ``k`` are kept in the pool, plus ``extra_docs`` (``explain``, which also gets the node trace).
+    """
+    inner = getattr(normalizer, "normalizer", normalizer)
+    score_all = getattr(backend, "score_all", None)
+    if score_all is None or not getattr(inner, "has_safe_bounds", False):
+        return None
+    terms = distinct_terms(tree)
+    values = score_all(terms)
+    if values is None:
+        return None
+    positive = {t.key for t in positive_terms(tree)}
+    n = values.shape[1]
+    raw, normalized = {}, {}
+    matches = np.zeros(n, dtype=bool)
+    for term, row in zip(terms, values):
+        raw[term.key] = row
+        if term.key in positive:
+            matches |= row > 0
+        normalized[term.key] = normalizer(row, float(row.max()) if n else 0.0, 0.0, backend.retriever(term))
+    trace: dict[int, np.ndarray] | None = {} if extra_docs is not None else None
+    combined = compose(tree, normalized, operators, trace) if n else np.zeros(0)
+    keep = (combined > 0) | matches
+    if keep.sum() > k:  # the top k by (score, key) all score at least the k-th best returnable score
+        kth = np.partition(combined[keep], -k)[-k]
+        keep &= combined >= kth
+    if extra_docs is not None:
+        keep[np.asarray(extra_docs, dtype=np.int64)] = True
+    docs = np.flatnonzero(keep).astype(np.int64)
+    return Pool(tree, docs, {key: v[keep] for key, v in raw.items()},
+                {key: v[keep] for key, v in normalized.items()}, combined[keep], matches[keep],
+                {key: v[keep] for key, v in (trace or {}).items()})
