@@ -539,7 +539,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.sizes, args.queries, args.repeats = "2000", 20, 1
 
-    from logical_pyserini.index import build_lucene_index
     from logical_pyserini.search import LogicalLuceneSearcher
 
     queries = make_queries(args.queries)

@@ -57,16 +57,22 @@ class RetrieverBackend:
     extends = True  # search(term, k, after) extends an earlier list
     floor = 0.0  # exact top-k only runs over term retrievers, where a non-listed document scores 0
 
+    def _only_retriever(self, terms: list[Term]) -> str | None:
+        """The name of the one retriever every term goes to (None: several, or one this
+        searcher lacks, which the pooled path reports)."""
+        try:
+            names = {self.retriever(t) for t in terms}
+        except ValueError:
+            return None
+        return names.pop() if len(names) == 1 else None
+
     def exact_topk(self, tree: Node) -> bool:
         """Whether every leaf of ``tree`` goes to one term retriever (complete hit lists,
         not fused) that can list documents in key order (``first_docs``)."""
-        try:
-            names = {self.retriever(t) for t in distinct_terms(tree)}
-        except ValueError:
-            return False  # the pooled path reports the missing retriever
-        if len(names) != 1:
+        name = self._only_retriever(distinct_terms(tree))
+        if name is None:
             return False
-        retriever = self.retrievers[names.pop()]
+        retriever = self.retrievers[name]
         return retriever.complete_hits and not retriever.fused and hasattr(retriever, "first_docs")
 
     @property
@@ -94,10 +100,9 @@ class RetrieverBackend:
         """Whether the leaves of ``tree`` go to one retriever that ranks a
         :class:`~logical_pyserini.compose.BoundQuery` (``bound_search``) and
         normalises plain retrieval scores (not fused, no clipping)."""
-        names = {self.retriever(t) for t in distinct_terms(tree)}
-        if len(names) != 1:
+        name = self._only_retriever(distinct_terms(tree))
+        if name is None:
             return False
-        name = names.pop()
         cls = get_retriever(name)
         return hasattr(self.retrievers[name], "bound_search") and not cls.fused and not cls.clip_negative
 
@@ -119,14 +124,8 @@ class RetrieverBackend:
     def score_all(self, terms: list[Term]) -> np.ndarray | None:
         """Every document's raw score on each of ``terms`` (one row per term), where the terms go
         to one retriever that can score the whole collection at once (a flat dense index); else None."""
-        try:
-            names = {self.retriever(t) for t in terms}
-        except ValueError:
-            return None  # the pooled path reports the missing retriever
-        if len(names) != 1:
-            return None
-        name = names.pop()
-        if get_retriever(name).fused:
+        name = self._only_retriever(terms)
+        if name is None or get_retriever(name).fused:
             return None
         score_all = getattr(self.retrievers[name], "score_all", None)
         return score_all([t.text for t in terms]) if score_all is not None else None

@@ -515,8 +515,7 @@ def _final(tree, leaves, docs, backend, operators, normalizer, floor, known_raw:
     Keeps the documents that are returnable: they score above 0 or match a
     positive leaf (a raw score above the floor).
     """
-    raw, normalized = {}, {}
-    matches = np.zeros(len(docs), dtype=bool)
+    raw = {}
     for leaf in leaves:
         if known_raw is not None:
             values = known_raw[leaf.term.key]
@@ -525,17 +524,35 @@ def _final(tree, leaves, docs, backend, operators, normalizer, floor, known_raw:
             if not mask.all():  # a bug, not an input problem: the result would not be exact
                 raise AssertionError(f"leaf {leaf.term} has no exact score for {int((~mask).sum())} documents")
         raw[leaf.term.key] = values
-        if leaf.positive:
+    # (No node trace: only ``explain`` reads one, and it scores through score_pool or score_everything.)
+    normalized, combined, matches = _composed(tree, [(leaf.term, leaf.positive, leaf.hits.max) for leaf in leaves],
+                                              raw, len(docs), backend, operators, normalizer, floor)
+    return _kept(tree, docs, raw, normalized, combined, matches, (combined > 0) | matches)
+
+
+def _composed(tree, leaves, raw, n, backend, operators, normalizer, floor, trace=None):
+    """``(normalized, combined, matches)`` of ``n`` documents whose raw leaf scores are ``raw``
+    (by leaf key); ``leaves``: ``(term, positive, leaf maximum)`` each.  ``matches``: a
+    positive leaf scores above the floor."""
+    normalized = {}
+    matches = np.zeros(n, dtype=bool)
+    for term, positive, top in leaves:
+        values = raw[term.key]
+        if positive:
             matches |= values > floor
-        normalized[leaf.term.key] = normalizer(values, leaf.hits.max, 0.0, backend.retriever(leaf.term))
-    # (No node trace: only ``explain`` reads one, and it scores its document through score_pool.)
-    combined = compose(tree, normalized, operators) if len(docs) else np.zeros(0)
-    keep = (combined > 0) | matches
+        normalized[term.key] = normalizer(values, top, 0.0, backend.retriever(term))
+    combined = compose(tree, normalized, operators, trace) if n else np.zeros(0)
+    return normalized, combined, matches
+
+
+def _kept(tree, docs, raw, normalized, combined, matches, keep, trace=None) -> Pool:
+    """The pool of the documents where ``keep`` holds."""
     if not keep.all():
-        docs, combined = docs[keep], combined[keep]
+        docs, combined, matches = docs[keep], combined[keep], matches[keep]
         raw = {key: v[keep] for key, v in raw.items()}
         normalized = {key: v[keep] for key, v in normalized.items()}
-    return Pool(tree, docs, raw, normalized, combined, matches[keep])
+        trace = {key: v[keep] for key, v in (trace or {}).items()}
+    return Pool(tree, docs, raw, normalized, combined, matches, trace or {})
 
 
 def exhaustive(tree: Node, backend: LeafBackend, operators: Operators, normalizer,
@@ -580,22 +597,15 @@ def score_everything(tree: Node, backend, operators: Operators, normalizer, k: i
         return None
     positive = {t.key for t in positive_terms(tree)}
     n = values.shape[1]
-    raw, normalized = {}, {}
-    matches = np.zeros(n, dtype=bool)
-    for term, row in zip(terms, values):
-        raw[term.key] = row
-        if term.key in positive:
-            matches |= row > 0
-        normalized[term.key] = normalizer(row, float(row.max()) if n else 0.0, 0.0, backend.retriever(term))
+    raw = {term.key: row for term, row in zip(terms, values)}
+    leaves = [(term, term.key in positive, float(row.max()) if n else 0.0) for term, row in zip(terms, values)]
     trace: dict[int, np.ndarray] | None = {} if extra_docs is not None else None
-    combined = compose(tree, normalized, operators, trace) if n else np.zeros(0)
+    normalized, combined, matches = _composed(tree, leaves, raw, n, backend, operators, normalizer,
+                                              float(getattr(backend, "floor", 0.0)), trace)
     keep = (combined > 0) | matches
     if keep.sum() > k:  # the top k by (score, key) all score at least the k-th best returnable score
         kth = np.partition(combined[keep], -k)[-k]
         keep &= combined >= kth
     if extra_docs is not None:
         keep[np.asarray(extra_docs, dtype=np.int64)] = True
-    docs = np.flatnonzero(keep).astype(np.int64)
-    return Pool(tree, docs, {key: v[keep] for key, v in raw.items()},
-                {key: v[keep] for key, v in normalized.items()}, combined[keep], matches[keep],
-                {key: v[keep] for key, v in (trace or {}).items()})
+    return _kept(tree, np.arange(n, dtype=np.int64), raw, normalized, combined, matches, keep, trace)
