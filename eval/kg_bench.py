@@ -6,7 +6,8 @@ Subcommands (each writes ``eval/results/kg_<name>.md``; per-query rows go to ``r
 * ``scored`` -- standard protocol (graph = train+valid, hard answers scored, easy ones filtered).
 * ``embedding`` -- standard protocol: ``--projection logistic / embedding / fused`` on the same queries (the
   link predictor from ``python -m logical_pyserini.kg train-embeddings``); writes
-  ``kg_scored_embedding_<per-type>_s<seed>.md``.
+  ``kg_scored_embedding_<per-type>_s<seed>[_<tag>].md``; ``--baseline DIR`` puts an earlier run of the same
+  projections and queries (e.g. with a less trained link predictor) beside the new rows.
 * ``llm``    -- the llm executor's rows (``--rows``, a finished or ``.partial`` JSONL from
   ``python -m logical_pyserini.kg --executor llm``) against ``scored`` on exactly the same queries.
 
@@ -134,6 +135,18 @@ def embedding(ns, argv) -> None:
     m = {name: r[0] for name, r in runs.items()}
     rows = _seed_rows()[2:4] + [_row(f"scored, {name}, {ns.per_type}/type", m[name]) for name in m]
     best = ns.projections[-1]
+    base = {}
+    if ns.baseline:  # the same projections and queries from an earlier run, e.g. a less trained predictor
+        label = ns.baseline_label or ns.baseline
+        for name in m:
+            f = Path(ns.baseline) / f"kg-scored-{name}-standard-{ns.per_type}-s{ns.seed}.jsonl.metrics.json"
+            if name in ("embedding", "fused") and f.exists():
+                old = json.loads(f.read_text())
+                old.pop("_run", None)
+                base[f"{name}, {label}"] = old
+                rows.append(_row(f"{name}, {label}", old))
+                rows.append(_row(f"{name}: this - {label}", {t: {"MRR": m[name][t]["MRR"] - old[t]["MRR"]}
+                                                              for t in m[name] if t in old}))
     if "logistic" in m and best != "logistic":
         rows.append(_row(f"{best} - logistic", {t: {"MRR": m[best][t]["MRR"] - m["logistic"][t]["MRR"]}
                                                 for t in m[best] if t in m["logistic"]}))
@@ -142,7 +155,7 @@ def embedding(ns, argv) -> None:
                                                       for t in m[best]}))
     rows += [_row(f"{name} Hits@1", m[name], "Hits@1") for name in m]
     rows += [_row(f"{name} Hits@10", m[name], "Hits@10") for name in m]
-    means = ", ".join(f"{name} {sum(v[t]['MRR'] for t in v) / max(len(v), 1):.1f}" for name, v in m.items())
+    means = ", ".join(f"{name} {sum(v[t]['MRR'] for t in v) / max(len(v), 1):.1f}" for name, v in {**m, **base}.items())
     lines = C.header("ROG scored executor with a learned link predictor, standard protocol (NELL995)",
                      C.command(__file__, argv),
                      "Graph = train+valid; hard answers scored, easy ones filtered; filtered MRR in percent; all "
@@ -165,7 +178,8 @@ def embedding(ns, argv) -> None:
                      f"{run['setup_seconds']} s; executor {run['queries_per_second']} queries/s "
                      f"({1000 / run['queries_per_second'] if run['queries_per_second'] else 0:.0f} ms/query).")
     lines += ["", f"1-minute load average at the end: {os.getloadavg()[0]:.1f}."]
-    _write(Path(ns.results) / f"kg_scored_embedding_{ns.per_type}_s{ns.seed}.md", lines)
+    tag = f"_{ns.tag}" if ns.tag else ""
+    _write(Path(ns.results) / f"kg_scored_embedding_{ns.per_type}_s{ns.seed}{tag}.md", lines)
 
 
 def llm(ns, argv) -> None:
@@ -218,6 +232,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--embeddings", help="embedding: the link-predictor file (default: the train-embeddings default)")
     p.add_argument("--projections", nargs="+", default=["logistic", "embedding", "fused"],
                    help="embedding: the --projection rows, in order (the last one is compared with the others)")
+    p.add_argument("--baseline", metavar="DIR", help="embedding: --runs folder of an earlier run (same --per-type, "
+                   "--seed) whose embedding / fused rows go beside the new ones")
+    p.add_argument("--baseline-label", help="embedding: what the --baseline rows are called (default: DIR)")
+    p.add_argument("--tag", help="embedding: suffix of the results file name (kg_scored_embedding_N_sS_TAG.md)")
     ns = p.parse_args(argv)
     ns.per_type = ns.per_type or {"exact": 4000, "scored": 200, "embedding": 50, "llm": 2}[ns.what]
     Path(ns.runs).mkdir(parents=True, exist_ok=True)

@@ -161,3 +161,76 @@ def test_embedding_projection_needs_member_wise_weights():
         ScoredExecutor(graph, rules=mine_rules(graph, progress=False), embedding=trained())
     with pytest.raises(ValueError, match="needs a LinkPredictor"):
         fit_projection_weights(graph, use=FEATURES, held_out=s["valid"], progress=False)
+
+
+def test_resume_continues_training_and_its_history(tmp_path, capsys):
+    root = write_dataset(tmp_path / "data")
+    first, second = tmp_path / "emb.npz", tmp_path / "emb-long.npz"
+    common = ["train-embeddings", "--data", str(root), "--batch-size", "200", "--quiet"]
+    assert main(common + ["--rank", "8", "--epochs", "3", "--output", str(first)]) == 0
+    before = json.loads(Path(f"{first}.json").read_text())
+    assert main(common + ["--epochs", "2", "--resume", str(first), "--output", str(second)]) == 0
+    after = json.loads(Path(f"{second}.json").read_text())
+    start = before["best_epoch"]
+    # the rank came from the file; epochs are numbered on from the resumed one, the old history kept
+    assert after["rank"] == 8 and after["epochs_run"] == start + 2
+    assert [r["epoch"] for r in after["history"]] == list(range(1, start + 3))
+    assert after["history"][:start] == before["history"][:start]
+    (entry,) = after["resumed_from"]
+    assert entry["file"] == str(first) and entry["epoch"] == start and entry["adagrad"] == "saved"
+    assert entry["valid_mrr"] == before["valid_mrr"]  # the same valid sample, measured again
+    assert after["valid_mrr"] >= before["valid_mrr"] and after["seconds"] >= before["seconds"]
+    resumed = LinkPredictor.load(second, NE, NR, optimizer=True)
+    assert set(resumed.optimizer) == {"entities", "relations"}
+    if after["best_epoch"] > start:  # trained on: the factors moved
+        assert not np.array_equal(resumed.entities, LinkPredictor.load(first).entities)
+    # a mismatched rank or graph is one clear line, not a crash
+    capsys.readouterr()
+    assert main(common + ["--rank", "4", "--resume", str(first), "--output", str(tmp_path / "x.npz")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "rank 8" in err and "--rank 4" in err
+    LinkPredictor(np.zeros((NE + 1, 16), np.float32), np.zeros((NR, 16), np.float32)).save(tmp_path / "other.npz")
+    assert main(common + ["--resume", str(tmp_path / "other.npz"), "--output", str(tmp_path / "x.npz")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "trained for 221 entities" in err and not (tmp_path / "x.npz").exists()
+
+
+def test_resume_without_saved_adagrad_state_estimates_it():
+    s = split_triples()
+    model = trained()
+    config = TrainConfig(rank=16, epochs=0, batch_size=100, regularisation=0.05, seed=0)
+    kept = train_complex(s["train"], NE, NR, config, valid=s["valid"], progress=False, start=model)
+    assert np.array_equal(kept.optimizer["entities"], model.optimizer["entities"])
+    bare = LinkPredictor(model.entities, model.relations, model.info)  # a file written before the sums were saved
+    est = train_complex(s["train"], NE, NR, config, valid=s["valid"], progress=False, start=bare)
+    assert est.info["resumed_from"][0]["adagrad"].startswith("estimated")
+    for name in ("entities", "relations"):
+        # no zero sums (a zero sum would make the first steps the full learning rate) and the right scale:
+        # squared gradients of a few batches scaled by the batches already trained
+        ratio = est.optimizer[name].mean() / model.optimizer[name].mean()
+        assert est.optimizer[name].min() > 0 and 0.1 < ratio < 10, (name, ratio)
+    with pytest.raises(EmbeddingError, match="cannot resume"):
+        train_complex(s["train"], NE, NR, TrainConfig(rank=8, epochs=1), progress=False, start=model)
+
+
+def test_embedding_benchmark_puts_a_baseline_beside_the_new_rows(tmp_path):
+    import subprocess
+    import sys
+
+    root = write_dataset(tmp_path / "data")
+    emb = tmp_path / "emb.npz"
+    trained().save(emb)
+    base = tmp_path / "old"
+    base.mkdir()
+    (base / "kg-scored-fused-standard-5-s0.jsonl.metrics.json").write_text(
+        json.dumps({"1p": {"MRR": 10.0, "Hits@1": 0.0, "Hits@3": 0.0, "Hits@10": 0.0, "n": 5}}))
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py"),
+                           "embedding", "--data", str(root), "--per-type", "5", "--embeddings", str(emb),
+                           "--projections", "logistic", "fused", "--baseline", str(base), "--baseline-label", "old",
+                           "--tag", "long", "--results", str(tmp_path / "res"), "--runs", str(tmp_path / "runs")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = (tmp_path / "res" / "kg_scored_embedding_5_s0_long.md").read_text()
+    new = json.loads((tmp_path / "runs" / "kg-scored-fused-standard-5-s0.jsonl.metrics.json").read_text())["1p"]["MRR"]
+    assert "| fused, old | 10.0 |" in text and f"| fused: this - old | {new - 10.0:.1f} |" in text
+    assert "fused, old 10.0" in text  # its mean beside the new ones
