@@ -88,8 +88,8 @@ def atom_match(pred: list[str], gold: list[str]) -> float:
     return total / max(len(pred), len(gold))
 
 
-def load(path: Path, limit: int | None, per_template: int | None = None) -> list[dict]:
-    """Rows in file order: the first ``limit``, or the first ``per_template`` of each template."""
+def load(path: Path, limit: int | None, per_template: int | None = None, skip: int = 0) -> list[dict]:
+    """Rows in file order: the first ``limit``, or the first ``per_template`` of each template after its first ``skip``."""
     rows, seen = [], collections.Counter()
     with path.open(encoding="utf-8") as f:
         for line in f:
@@ -97,9 +97,9 @@ def load(path: Path, limit: int | None, per_template: int | None = None) -> list
                 row = json.loads(line)
                 if per_template:
                     template = row["metadata"]["template"]
-                    if seen[template] >= per_template:
-                        continue
                     seen[template] += 1
+                    if not skip < seen[template] <= skip + per_template:
+                        continue
                 rows.append(row)
                 if limit and len(rows) >= limit:
                     break
@@ -180,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"QUEST jsonl (default: {DEFAULT_DATA})")
     ap.add_argument("--limit", type=int, help="score only the first N queries")
     ap.add_argument("--per-template", type=int, metavar="N", help="score the first N queries of each template")
+    ap.add_argument("--skip", type=int, default=0, metavar="N",
+                    help="with --per-template: skip each template's first N queries (a held-out sample after "
+                    "designing on the first ones)")
     ap.add_argument("--quick", action="store_true", help="first 50 queries, no results file unless --output")
     ap.add_argument("--output", type=Path, help="Markdown results (default: eval/results/rewrite_quest_<name>.md)")
     ap.add_argument("--cache", help="SQLite model-answer cache for LLM rewriters")
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: QUEST data not found: {args.data}", file=sys.stderr)
         return 2
     limit = 50 if args.quick and not args.limit else args.limit
-    rows = load(args.data, limit, args.per_template)
+    rows = load(args.data, limit, args.per_template, args.skip)
     rewriter = get_rewriter(
         args.rewriter, cache=args.cache, base_url=args.base_url, api_key=args.api_key, max_new_tokens=args.max_new_tokens
     )

@@ -69,7 +69,33 @@ PATTERNS = [
     ("Orchids of Laos and Vietnam but not Thailand", '"Orchids of Laos" AND "Orchids of Vietnam" AND NOT "Orchids of Thailand"'),
     # logically exact distribution, phrases kept whole
     ("Lizards of Cuba or Jamaica that are extinct", '"Lizards of Cuba that are extinct" OR "Lizards of Jamaica that are extinct"'),
+    # ", or" before a restated head ends a clause: the AND / NOT before it stays inside its clause
+    (
+        "Documents about golf but not about rainforests, or documents about bridges",
+        '"Documents about golf" AND NOT "Documents about rainforests" OR "documents about bridges"',
+    ),
+    (
+        "Documents about both chess and tea, or documents not about opera",
+        '"Documents about chess" AND "Documents about tea" OR NOT "documents about opera"',
+    ),
+    # a term that only names the kind of result ("Documents") is no condition
+    ("Documents not about kimchi or sumo", 'NOT ("Documents about kimchi" OR "Documents about sumo")'),
 ]
+
+
+@pytest.mark.parametrize("question,clauses", [
+    ("Documents about A and B, or documents about C", ["Documents about A and B", "documents about C"]),
+    ("Films set in Rome, or films by Fellini; or films about trains",
+     ["Films set in Rome", "films by Fellini", "films about trains"]),
+    ("Museums in Paris, or museums in Amsterdam", ["Museums in Paris", "museums in Amsterdam"]),
+    ("Birds of Chile, Peru, or Bolivia", ["Birds of Chile, Peru, or Bolivia"]),  # a list, not clauses
+    ("Documents about the war, or the peace", ["Documents about the war, or the peace"]),  # "the": no restated head
+    ("Songs, or", ["Songs, or"]),
+])
+def test_split_clauses(question, clauses):
+    from logical_pyserini.rewrite import split_clauses
+
+    assert split_clauses(question) == clauses
 
 
 @pytest.mark.parametrize("question,expected", PATTERNS)
@@ -759,3 +785,24 @@ def test_a_term_naming_only_the_kind_of_result_is_dropped_from_a_conjunction():
     assert str(lift_inner_negations(tree)) == 'NOT ("kimchi" OR "coral reefs")'
     # alone it is the whole query and stays
     assert str(lift_inner_negations(parse_query('"documents"'))) == '"documents"'
+
+
+def test_llm_rewrite_asks_clause_by_clause(stub):
+    # "A and B, or C": a small model flattens it into one list; each clause is asked on its own and joined by OR.
+    stub.replies = ['"stories about dogs" AND "stories about cats"', '"stories about owls"']
+    rw = _openai(stub)
+    rewrite = rw.rewrite("Stories about both dogs and cats, or stories about owls")
+    assert rewrite.query == '"stories about dogs" AND "stories about cats" OR "stories about owls"'
+    asked = [r["body"]["messages"][-1]["content"] for r in stub.requests]
+    assert len(asked) == 2 and rw.stats["model_calls"] == 2
+    assert json.dumps("Stories about both dogs and cats") in asked[0]
+    assert json.dumps("stories about owls") in asked[1]
+    assert rewrite.source == "llm" and len(rewrite.decomposition.atoms) == 3
+
+
+def test_llm_clause_that_fails_falls_back_alone(stub):
+    stub.replies = ['"stories about dogs"', "no idea", "still no idea"]
+    rewrite = _openai(stub).rewrite("Stories about dogs, or stories not about cats")
+    assert rewrite.source == "fallback"  # the least trusted clause names the whole
+    # the first clause keeps the model's answer; the second is the rules' reading of that clause alone
+    assert rewrite.query == '"stories about dogs" OR "stories" AND NOT "stories about cats"'

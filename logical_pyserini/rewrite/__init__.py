@@ -21,7 +21,7 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 from ._factory import REWRITERS, decompose, get_rewriter
 from ._guard import GUARD_MODES, GuardDecision, exclusion_scopes, guard_decision, guard_rewrite
 from ._llm import LLMRewriter, build_messages
-from ._rules import RuleRewriter
+from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, statement_for
 from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -41,6 +41,7 @@ __all__ = [
     "Rewriter",
     "RuleRewriter",
     "build_messages",
+    "split_clauses",
     "decompose",
     "get_rewriter",
     "leaf_for",

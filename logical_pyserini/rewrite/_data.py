@@ -81,6 +81,8 @@ class RuleData:
     relation_split: re.Pattern
     relation_split_last: re.Pattern
     segment_break: re.Pattern
+    #: ", or" before a restated head: the boundary of two clauses (see :func:`split_clauses`).
+    clause_or: re.Pattern
     clause_starters: frozenset[str]
     #: (pattern, template, template when the query's head noun is known or "").
     statements: tuple[tuple[re.Pattern, str, str], ...]
@@ -247,6 +249,7 @@ def parse_rules(data: dict) -> RuleData:
         relation_split_last=_compile(r"^(?P<head>.+\s(?:{REL}))\s+(?P<comp>\S.*)$", macros, "relations"),
         clause_starters=frozenset(clause),
         segment_break=_compile(data.get("segment_break", "(?!)"), macros, "segment_break"),
+        clause_or=_compile(data.get("clause_or", "(?!)(?P<next>)"), macros, "clause_or"),
         statements=tuple(
             (_compile(s["pattern"], macros, "statements"), s["template"], s.get("head_template", ""))
             for s in data.get("statements", [])

@@ -37,8 +37,8 @@ from importlib import resources
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "exclusion_scopes", "guard_decision", "guard_rewrite",
-           "lift_inner_negations", "missing_operators", "scope_trailing_exclusion"]
+__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "exclusion_scopes", "guard_decision",
+           "guard_rewrite", "lift_inner_negations", "missing_operators", "scope_trailing_exclusion"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -176,16 +176,37 @@ def lift_inner_negations(tree: Node) -> Node:
         if isinstance(node, Not):
             return node
         children = tuple(walk(c) for c in node.children)
+        return children[0] if len(children) == 1 else type(node)(children)
+
+    return drop_kind_only_terms(walk(tree))
+
+
+def drop_kind_only_terms(tree: Node) -> Node:
+    """Drop AND operands that add no constraint: ``"documents" AND NOT "chess"`` -> ``NOT "chess"``.
+
+    A term that only names the kind of result ("documents", "articles":
+    ``generic_heads`` of ``guard.json``) matches few documents lexically, so
+    inside a product it would zero nearly every score; a bare head noun left
+    by a lift ("stories") is implied by a sibling that names it.  Nested
+    conjunctions are flattened; terms under a NOT are left alone; a query
+    that is only such a term stays as it is.
+    """
+    cues = _cues()
+    generic = cues.generic_heads | cues.ignore
+
+    def walk(node: Node) -> Node:
+        if isinstance(node, (Term, Not)):
+            return node
+        children = tuple(walk(c) for c in node.children)
         if isinstance(node, And):  # keep conjunctions flat
             children = tuple(g for c in children for g in (c.children if isinstance(c, And) else (c,)))
-            # A bare head noun left by a lift ("stories") is implied by a sibling that names it, and a term that
-            # only names the kind of result ("documents" AND NOT ...) constrains nothing.
             words = [set(c.text.lower().split()) if isinstance(c, Term) else set() for c in children]
-            children = tuple(c for i, c in enumerate(children)
-                             if not (isinstance(c, Term) and (
-                                 names_only_the_kind(words[i])
-                                 or len(words[i]) == 1 and any(words[i] <= w for j, w in enumerate(words)
-                                                               if j != i and len(w) > 1))))
+            kept = tuple(c for i, c in enumerate(children)
+                         if not (isinstance(c, Term) and (
+                             all(w.strip(",;:") in generic for w in words[i])
+                             or len(words[i]) == 1 and any(words[i] <= w for j, w in enumerate(words)
+                                                           if j != i and len(w) > 1))))
+            children = kept or children
         return children[0] if len(children) == 1 else type(node)(children)
 
     return walk(tree)

@@ -8,9 +8,9 @@ import logging
 from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
-from ..query import Node
+from ..query import Node, Or, normalize_text
 from ._guard import lift_inner_negations, missing_operators, scope_trailing_exclusion
-from ._rules import RuleRewriter
+from ._rules import RuleRewriter, split_clauses
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
 
@@ -82,12 +82,28 @@ class LLMRewriter:
         return self.model.id
 
     def rewrite(self, question: str) -> Rewrite:
-        """Rewrite one question: one short model reply (the query line), validated against the grammar.
+        """Rewrite one question: one short model reply (the query line) per clause, validated against the grammar.
 
-        ``decomposition`` carries the natural-language predicate of each leaf
-        (``"museums in Porto"`` -> ``"{x} is a museum in Porto"``, from the
-        phrasing templates of ``rules.json``): what the OrLog oracle is asked.
+        A question of several clauses ("documents about A and B, or documents
+        about C": :func:`split_clauses`) is asked clause by clause and the
+        answers are joined with OR: a small model flattens such questions
+        into one list.  ``decomposition`` carries the natural-language
+        predicate of each leaf (``"museums in Porto"`` -> ``"{x} is a museum
+        in Porto"``, from the phrasing templates of ``rules.json``): what the
+        OrLog oracle is asked.
         """
+        clauses = split_clauses(normalize_text(question)) if isinstance(question, str) else [question]
+        parts = [self._rewrite_clause(c) for c in clauses]
+        trees = [t for t, _, _ in parts]
+        tree = trees[0] if len(trees) == 1 else Or(tuple(g for t in trees for g in (t.children if isinstance(t, Or) else (t,))))
+        # The least trusted clause names the whole: fallback > repaired > llm.
+        source = max((s for _, s, _ in parts), key=("llm", "repaired", "fallback").index)
+        decomposition = Decomposition.from_tree(tree, question, source)
+        decomposition = dataclasses.replace(decomposition, parse_tokens=sum(n for _, _, n in parts))
+        return Rewrite(question, str(tree), tree, source, decomposition)
+
+    def _rewrite_clause(self, question: str) -> tuple[Node, str, int]:
+        """``(tree, source, tokens)`` for one clause: the model's answer, else the rules'."""
         def check(answer: str, first: bool) -> Node:
             tree = lift_inner_negations(validate_query(answer, question, max_leaves=self.max_leaves))
             gaps = missing_operators(question, tree) if first else []
@@ -99,12 +115,8 @@ class LLMRewriter:
 
         tree, source, tokens = self._ask(self.prompt, question, check)
         if tree is None:
-            tree = self.fallback.tree(question)
-        else:
-            tree = scope_trailing_exclusion(question, tree)
-        decomposition = Decomposition.from_tree(tree, question, source)
-        decomposition = dataclasses.replace(decomposition, parse_tokens=tokens)
-        return Rewrite(question, str(tree), tree, source, decomposition)
+            return self.fallback.tree(question), source, tokens
+        return scope_trailing_exclusion(question, tree), source, tokens
 
     def decompose(self, question: str) -> Decomposition:
         """Atoms (the model's own predicates and search phrases) and formula as JSON, else from the rules."""

@@ -9,14 +9,53 @@ from pathlib import Path
 
 from ..query import And, Node, Not, Or, Term, normalize_text
 from ._data import Rule, RuleData, load_rules, read_rules
+from ._guard import drop_kind_only_terms
 from ._types import Decomposition, Rewrite
 
-__all__ = ["RuleRewriter"]
+__all__ = ["RuleRewriter", "split_clauses"]
 
 log = logging.getLogger(__name__)
 
 _MAX_DEPTH = 8
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"[\w'-]+")
+
+
+def split_clauses(text: str, data: RuleData | None = None) -> list[str]:
+    """Cut a request into its clause-level alternatives.
+
+    ``"Documents about A and B, or documents about C"`` -> ``["Documents about A
+    and B", "documents about C"]``.  A comma before "or" marks a clause
+    boundary only when the next word restates the request's head (the
+    request's first word, or a head noun of ``rules.json`` already used
+    before the comma), so lists ("Birds of Chile, Peru, or Bolivia") stay
+    whole.  Read alone, each clause keeps its AND / NOT inside it: parsed as
+    one span, "A but not B, or C" would exclude C as well.
+
+    Parameters
+    ----------
+    text : str
+        The request (after any filler stripping).
+    data : RuleData, optional
+        Compiled rules; the bundled ones by default.
+
+    Returns
+    -------
+    list of str
+        One element (the text) when there is no clause boundary.
+    """
+    data = data or load_rules()
+    words = _WORDS.findall(text)
+    first = words[0].lower() if words else ""
+    clauses, start = [], 0
+    for match in data.clause_or.finditer(text):
+        nxt = match.group("next").lower()
+        before = {w.lower() for w in _WORDS.findall(text[:match.start()])}
+        if match.start() > start and (nxt == first or (nxt in data.heads and nxt in before)):
+            clauses.append(text[start:match.start()].strip())
+            start = match.end()
+    clauses.append(text[start:].strip())
+    return [c for c in clauses if _WORD.search(c)] or [text]
 
 
 class RuleRewriter:
@@ -81,7 +120,10 @@ class RuleRewriter:
         text = self._strip_fillers(whole)
         if not _WORD.search(text):
             return Term(whole)
-        return _flatten(_simplify(self._rewrite(self.data.mask(text), 0, "root")))
+        # Each clause of ", or <restated head>" is a request of its own.
+        clauses = [self._rewrite(c, 0, "root") for c in split_clauses(self.data.mask(text), self.data)]
+        tree = _flatten(_simplify(clauses[0] if len(clauses) == 1 else Or(tuple(clauses))))
+        return drop_kind_only_terms(tree)  # "Documents" AND NOT "Documents about X": the first names no condition
 
     # -- engine -------------------------------------------------------------
     def _strip_fillers(self, text: str) -> str:
