@@ -38,6 +38,19 @@ def ensure_index(corpus: Path, index: Path) -> None:
     print(f"[demo] indexed {n} documents into {index}", file=sys.stderr)
 
 
+def ensure_dense_index(corpus: Path, index: Path) -> None:
+    """Build the demo's Faiss index (packaged MiniLM encoder) unless one built from this exact corpus exists."""
+    from .index import build_faiss_index
+
+    stamp = index / "corpus.sha256"
+    if stamp.is_file() and stamp.read_text().strip() == _fingerprint(corpus):
+        print(f"[demo] dense index {index} is up to date", file=sys.stderr)
+        return
+    n = build_faiss_index(corpus, index, overwrite=True)
+    stamp.write_text(_fingerprint(corpus) + "\n")
+    print(f"[demo] encoded {n} documents into {index}", file=sys.stderr)
+
+
 def llm_subset(data: Path, per_template: int) -> list[str]:
     """The first ``per_template`` topics of each template (metadata order): the LLM rows' topics."""
     import json
@@ -69,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm-depth", type=int, default=20, metavar="NUM",
                    help="Hits reranked by OrLog(LLM) (default 20, seed 000's k; at 10 a perfect reranker of the "
                    "logical run reaches only 0.918 nDCG@10 on the LLM topics, at 20 0.964).")
+    p.add_argument("--llm-leaves", default="hybrid", choices=("hybrid", "lexical"),
+                   help="First stage of the LLM rows: hybrid (default) scores the rewrite's positive leaves with "
+                   "BM25 + dense (a Faiss index of the corpus is built once, --dense-index) and its negated leaves "
+                   "with BM25, so documents that paraphrase a leaf (\"the second city of Portugal\" for Porto) "
+                   "reach the reranked top; lexical uses BM25 only.")
+    p.add_argument("--dense-index", default="indexes/demo-dense", help="Where to build the Faiss index.")
     p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
     p.add_argument("--model-dtype", default=None, choices=DTYPES, help=DTYPE_HELP)
     args = p.parse_args(argv)
@@ -104,19 +123,23 @@ def main(argv: list[str] | None = None) -> int:
         llm = dict(topics=str(llm_topics), rewrite="llm", rewrite_guard="off", model=args.model,
                    model_dtype=args.model_dtype, install_model=True,
                    model_cache=str(runs / "demo.model-cache.sqlite"))
+        if args.llm_leaves == "hybrid":
+            ensure_dense_index(data / "corpus.jsonl", Path(args.dense_index))
+            llm.update(dense_index=args.dense_index, leaf_retriever="hybrid", negated_leaf_retriever="bm25")
         # NL -> LLM rewrite (query line + natural-language predicates) -> logical search.
         plan["llm+logical"] = dict(llm, run_tag="llm-logical")
         # ... then the top hits reranked by OrLog with the same model as oracle (P(True), shared prefix).
         plan["llm+logical+orlog"] = dict(llm, rerank="orlog", oracle="llm", rerank_depth=args.llm_depth,
                                          run_tag="llm-logical-orlog")
     paths = {}
-    searcher = None  # one searcher (one JVM index reader) serves every run
+    searchers: dict = {}  # one searcher per set of indexes (one JVM index reader) serves every run
     for name, options in plan.items():
         paths[name] = runs / f"demo.{name}.txt"
         # Progress bars for the model runs (minutes on a CPU); the lexical runs take a second.
         config = SearchConfig(output=str(paths[name]), index=args.index, hits=1000, quiet=not name.startswith("llm"),
                               **options)
-        searcher = searcher or build_searcher(config)
+        key = (config.dense_index, config.leaf_retriever, config.negated_leaf_retriever)
+        searcher = searchers[key] = searchers.get(key) or build_searcher(config)
         print(f"[demo] {name}: {', '.join(f'{k}={v}' for k, v in options.items())} -> {paths[name]}",
               file=sys.stderr)
         report = run_topics(config, searcher=searcher)
@@ -138,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         # Every run on the LLM subset, side by side (the LLM runs hold only these topics).
         rows = evaluate_runs(data / "qrels.txt", paths, args.measures, dict.fromkeys(subset, "llm-subset"))
         tables.append(f"LLM rows: {len(subset)} topics ({args.llm_topics_per_template} per template: "
-                      f"{', '.join(subset)}), model {args.model}, OrLog depth {args.llm_depth}\n\n"
+                      f"{', '.join(subset)}), model {args.model}, {args.llm_leaves} leaves, OrLog depth "
+                      f"{args.llm_depth}\n\n"
                       + format_table([r for r in rows if r.group == "llm-subset"], "subset"))
     report = "\n\n".join(tables)
     (runs / "demo.eval.md").write_text(report + "\n", encoding="utf-8")
