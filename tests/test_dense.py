@@ -336,6 +336,8 @@ def test_cli_error_cases(tmp_path, museum_corpus, dense_index, capsys):
         return capsys.readouterr().err
 
     assert "give --index (Lucene), --dense-index (Faiss) or both" in search()
+    assert "--negated-leaf-retriever bm25 needs its index; this search has dense" in \
+        search("--dense-index", str(dense_index), "--negated-leaf-retriever", "bm25")
     assert "encoder '/no/such/model' not found" in search("--dense-index", str(dense_index),
                                                            "--encoder", "/no/such/model")
     assert index_main(["--dense", "--input", str(museum_corpus), "--index", str(tmp_path / "x"),
