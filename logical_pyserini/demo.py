@@ -25,30 +25,29 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def ensure_index(corpus: Path, index: Path) -> None:
-    """Build the demo index unless one built from this exact corpus exists."""
-    from .index import build_lucene_index
-
+def _ensure(corpus: Path, index: Path, build, done: str) -> None:
+    """Build ``index`` with ``build(corpus, index)`` unless one built from this exact corpus exists."""
     stamp = index / "corpus.sha256"
     if stamp.is_file() and stamp.read_text().strip() == _fingerprint(corpus):
-        print(f"[demo] index {index} is up to date", file=sys.stderr)
+        print(f"[demo] {index} is up to date", file=sys.stderr)
         return
-    n = build_lucene_index(corpus, index, overwrite=True)
+    n = build(corpus, index)
     stamp.write_text(_fingerprint(corpus) + "\n")
-    print(f"[demo] indexed {n} documents into {index}", file=sys.stderr)
+    print(f"[demo] {done} {n} documents into {index}", file=sys.stderr)
+
+
+def ensure_index(corpus: Path, index: Path) -> None:
+    """Build the demo's Lucene index unless one built from this exact corpus exists."""
+    from .index import build_lucene_index
+
+    _ensure(corpus, index, lambda c, i: build_lucene_index(c, i, overwrite=True), "indexed")
 
 
 def ensure_dense_index(corpus: Path, index: Path) -> None:
     """Build the demo's Faiss index (packaged MiniLM encoder) unless one built from this exact corpus exists."""
     from .index import build_faiss_index
 
-    stamp = index / "corpus.sha256"
-    if stamp.is_file() and stamp.read_text().strip() == _fingerprint(corpus):
-        print(f"[demo] dense index {index} is up to date", file=sys.stderr)
-        return
-    n = build_faiss_index(corpus, index, overwrite=True)
-    stamp.write_text(_fingerprint(corpus) + "\n")
-    print(f"[demo] encoded {n} documents into {index}", file=sys.stderr)
+    _ensure(corpus, index, lambda c, i: build_faiss_index(c, i, overwrite=True), "encoded")
 
 
 def llm_subset(data: Path, per_template: int) -> list[str]:
