@@ -51,4 +51,4 @@ eval-quick: $(VENV)/.installed
 	$(PY) eval/run_all.py --quick
 
 clean:
-	rm -rf indexes/demo runs/*.txt
+	rm -rf indexes/demo indexes/demo-dense runs/*.txt

@@ -42,8 +42,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dtype", default="bfloat16", choices=DTYPES)
     ap.add_argument("--index", default=str(ROOT / "indexes" / "demo"))
     ap.add_argument("--dense-index", default=None, help="Faiss index of the demo corpus: the LLM rewrite is "
-                    "searched with hybrid leaves (BM25 + dense, --leaf-retriever hybrid) and an 'ITLR hybrid (gold "
-                    "logic)' row is added; OrLog reranks that run")
+                    "searched with hybrid positive leaves and BM25 negated leaves (--leaf-retriever hybrid "
+                    "--negated-leaf-retriever bm25) and an 'ITLR hybrid (gold logic)' row is added; OrLog reranks "
+                    "that run")
     ap.add_argument("--topics-per-template", type=int, default=1)
     ap.add_argument("--depth", default="20,30", help="rerank depth(s), comma-separated: one OrLog row each "
                     "(the reasoners and the throughput run use the first)")
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
     if args.dense_index:
         from logical_pyserini.search import LogicalHybridSearcher
 
-        first = LogicalHybridSearcher(args.index, args.dense_index, leaf_retriever="hybrid")
+        first = LogicalHybridSearcher(args.index, args.dense_index, leaf_retriever="hybrid", negated_retriever="bm25")
 
     runs: dict[str, dict[str, list]] = {"bm25 (question)": {}, "Boolean peer (gold logic)": {},
                                         "ITLR (gold logic)": {}, "ITLR on the LLM rewrite (base)": {}}

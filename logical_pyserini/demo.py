@@ -25,17 +25,29 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def ensure_index(corpus: Path, index: Path) -> None:
-    """Build the demo index unless one built from this exact corpus exists."""
-    from .index import build_lucene_index
-
+def _ensure(corpus: Path, index: Path, build, done: str) -> None:
+    """Build ``index`` with ``build(corpus, index)`` unless one built from this exact corpus exists."""
     stamp = index / "corpus.sha256"
     if stamp.is_file() and stamp.read_text().strip() == _fingerprint(corpus):
-        print(f"[demo] index {index} is up to date", file=sys.stderr)
+        print(f"[demo] {index} is up to date", file=sys.stderr)
         return
-    n = build_lucene_index(corpus, index, overwrite=True)
+    n = build(corpus, index)
     stamp.write_text(_fingerprint(corpus) + "\n")
-    print(f"[demo] indexed {n} documents into {index}", file=sys.stderr)
+    print(f"[demo] {done} {n} documents into {index}", file=sys.stderr)
+
+
+def ensure_index(corpus: Path, index: Path) -> None:
+    """Build the demo's Lucene index unless one built from this exact corpus exists."""
+    from .index import build_lucene_index
+
+    _ensure(corpus, index, lambda c, i: build_lucene_index(c, i, overwrite=True), "indexed")
+
+
+def ensure_dense_index(corpus: Path, index: Path) -> None:
+    """Build the demo's Faiss index (packaged MiniLM encoder) unless one built from this exact corpus exists."""
+    from .index import build_faiss_index
+
+    _ensure(corpus, index, lambda c, i: build_faiss_index(c, i, overwrite=True), "encoded")
 
 
 def llm_subset(data: Path, per_template: int) -> list[str]:
@@ -69,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm-depth", type=int, default=20, metavar="NUM",
                    help="Hits reranked by OrLog(LLM) (default 20, seed 000's k; at 10 a perfect reranker of the "
                    "logical run reaches only 0.918 nDCG@10 on the LLM topics, at 20 0.964).")
+    p.add_argument("--llm-leaves", default="lexical", choices=("lexical", "hybrid"),
+                   help="First stage of the LLM rows: lexical (default) scores the rewrite's leaves with BM25; "
+                   "hybrid scores its positive leaves with BM25 + dense (a Faiss index of the corpus is built once, "
+                   "--dense-index) and its negated leaves with BM25, so documents that paraphrase a leaf (\"the "
+                   "second city of Portugal\" for Porto) can reach the reranked top. Hybrid raised the default "
+                   "topics but lowered the next topic of each template (eval/results/orlog_llm_hybrid_20topics.md).")
+    p.add_argument("--dense-index", default="indexes/demo-dense", help="Where to build the Faiss index.")
     p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
     p.add_argument("--model-dtype", default=None, choices=DTYPES, help=DTYPE_HELP)
     args = p.parse_args(argv)
@@ -104,19 +123,23 @@ def main(argv: list[str] | None = None) -> int:
         llm = dict(topics=str(llm_topics), rewrite="llm", rewrite_guard="off", model=args.model,
                    model_dtype=args.model_dtype, install_model=True,
                    model_cache=str(runs / "demo.model-cache.sqlite"))
+        if args.llm_leaves == "hybrid":
+            ensure_dense_index(data / "corpus.jsonl", Path(args.dense_index))
+            llm.update(dense_index=args.dense_index, leaf_retriever="hybrid", negated_leaf_retriever="bm25")
         # NL -> LLM rewrite (query line + natural-language predicates) -> logical search.
         plan["llm+logical"] = dict(llm, run_tag="llm-logical")
         # ... then the top hits reranked by OrLog with the same model as oracle (P(True), shared prefix).
         plan["llm+logical+orlog"] = dict(llm, rerank="orlog", oracle="llm", rerank_depth=args.llm_depth,
                                          run_tag="llm-logical-orlog")
     paths = {}
-    searcher = None  # one searcher (one JVM index reader) serves every run
+    searchers: dict = {}  # one searcher per set of indexes (one JVM index reader) serves every run
     for name, options in plan.items():
         paths[name] = runs / f"demo.{name}.txt"
         # Progress bars for the model runs (minutes on a CPU); the lexical runs take a second.
         config = SearchConfig(output=str(paths[name]), index=args.index, hits=1000, quiet=not name.startswith("llm"),
                               **options)
-        searcher = searcher or build_searcher(config)
+        key = (config.dense_index, config.leaf_retriever, config.negated_leaf_retriever)
+        searcher = searchers[key] = searchers.get(key) or build_searcher(config)
         print(f"[demo] {name}: {', '.join(f'{k}={v}' for k, v in options.items())} -> {paths[name]}",
               file=sys.stderr)
         report = run_topics(config, searcher=searcher)
@@ -138,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         # Every run on the LLM subset, side by side (the LLM runs hold only these topics).
         rows = evaluate_runs(data / "qrels.txt", paths, args.measures, dict.fromkeys(subset, "llm-subset"))
         tables.append(f"LLM rows: {len(subset)} topics ({args.llm_topics_per_template} per template: "
-                      f"{', '.join(subset)}), model {args.model}, OrLog depth {args.llm_depth}\n\n"
+                      f"{', '.join(subset)}), model {args.model}, {args.llm_leaves} leaves, OrLog depth "
+                      f"{args.llm_depth}\n\n"
                       + format_table([r for r in rows if r.group == "llm-subset"], "subset"))
     report = "\n\n".join(tables)
     (runs / "demo.eval.md").write_text(report + "\n", encoding="utf-8")

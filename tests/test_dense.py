@@ -178,6 +178,27 @@ def test_hybrid_single_leaf_is_plain_pyserini(hybrid, searcher, dense):
     assert [h.docid for h in batch["q1"]] == [h.docid for h in hybrid.search(QUERY, 5)]
 
 
+def test_negated_leaves_can_use_their_own_retriever(hybrid):
+    from logical_pyserini.query import parse_query, pin_negated
+
+    tree = parse_query('museum AND NOT (dense:Paris OR "art museum") AND NOT NOT Amsterdam')
+    assert str(pin_negated(tree, "bm25")) == \
+        '"museum" AND NOT (dense:"Paris" OR bm25:"art museum") AND NOT NOT "Amsterdam"'
+    assert pin_negated(parse_query("museum AND Paris"), "bm25") == parse_query("museum AND Paris")
+    pinned = 'museum AND (Paris OR Amsterdam) AND NOT bm25:"art museum"'
+    assert hybrid.negated_retriever is None
+    try:
+        hybrid.negated_retriever = "bm25"
+        report = hybrid.explain(QUERY, "m04")
+        assert _leaf(report, "art museum")["scored_by"] == "bm25"
+        assert _leaf(report, "museum")["scored_by"] == "hybrid"  # positive leaves keep the default
+        got = [(h.docid, h.score) for h in hybrid.search(QUERY, 12)]
+    finally:
+        hybrid.negated_retriever = None
+    assert got == [(h.docid, h.score) for h in hybrid.search(pinned, 12)]
+    assert got != [(h.docid, h.score) for h in hybrid.search(QUERY, 12)]
+
+
 def test_hybrid_rejects_different_corpora(museum_index, tmp_path, dense_index, dense):
     from logical_pyserini.search import LogicalHybridSearcher
 
@@ -315,6 +336,8 @@ def test_cli_error_cases(tmp_path, museum_corpus, dense_index, capsys):
         return capsys.readouterr().err
 
     assert "give --index (Lucene), --dense-index (Faiss) or both" in search()
+    assert "--negated-leaf-retriever bm25 needs its index; this search has dense" in \
+        search("--dense-index", str(dense_index), "--negated-leaf-retriever", "bm25")
     assert "encoder '/no/such/model' not found" in search("--dense-index", str(dense_index),
                                                            "--encoder", "/no/such/model")
     assert index_main(["--dense", "--input", str(museum_corpus), "--index", str(tmp_path / "x"),

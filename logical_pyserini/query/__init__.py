@@ -18,6 +18,7 @@ from ._tree import (
     iter_terms,
     map_terms,
     normalize_text,
+    pin_negated,
     positive_terms,
     shape,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "map_terms",
     "normalize_text",
     "parse_query",
+    "pin_negated",
     "positive_terms",
     "shape",
 ]

@@ -97,6 +97,22 @@ def map_terms(node: Node, fn) -> Node:
     return type(node)(tuple(map_terms(c, fn) for c in node.children))
 
 
+def pin_negated(node: Node, retriever: str, negated: bool = False) -> Node:
+    """A copy of the tree whose negated leaves without a prefix use ``retriever``.
+
+    Leaves under an odd number of NOTs that name no retriever get
+    ``retriever``; every other leaf is kept as it is (the same object when
+    nothing changes, so an unchanged tree compares and hashes as before).
+    """
+    if isinstance(node, Term):
+        return Term(node.text, retriever, node.start) if negated and node.retriever is None else node
+    if isinstance(node, Not):
+        child = pin_negated(node.child, retriever, not negated)
+        return node if child is node.child else Not(child)
+    children = tuple(pin_negated(c, retriever, negated) for c in node.children)
+    return node if all(a is b for a, b in zip(children, node.children)) else type(node)(children)
+
+
 def distinct_terms(node: Node) -> list[Term]:
     """Distinct leaves (by :attr:`Term.key`) in order of first appearance."""
     seen: dict[tuple, Term] = {}

@@ -95,7 +95,8 @@ class LLMRewriter:
         clauses = split_clauses(normalize_text(question)) if isinstance(question, str) else [question]
         parts = [self._rewrite_clause(c) for c in clauses]
         trees = [t for t, _, _ in parts]
-        tree = trees[0] if len(trees) == 1 else Or(tuple(g for t in trees for g in (t.children if isinstance(t, Or) else (t,))))
+        tree = trees[0] if len(trees) == 1 else Or(tuple(
+            g for t in trees for g in (t.children if isinstance(t, Or) else (t,))))  # flat: one OR of all clauses
         # The least trusted clause names the whole: fallback > repaired > llm.
         source = max((s for _, s, _ in parts), key=("llm", "repaired", "fallback").index)
         decomposition = Decomposition.from_tree(tree, question, source)

@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--leaf-retriever", default=None, choices=retriever_names(),
                    help="Retriever of leaves without a prefix (default: bm25 with --index, dense with "
                    "--dense-index alone, hybrid -- the fusion of normalised BM25 and dense scores -- with both).")
+    p.add_argument("--negated-leaf-retriever", default=None, choices=retriever_names(), metavar="NAME",
+                   help="Retriever of leaves under a NOT that have no prefix (default: --leaf-retriever). With "
+                   "hybrid or dense leaves, bm25 here keeps an exclusion such as NOT \"history museums\" from "
+                   "sinking every document that is merely similar to it.")
     add_retriever_arguments(p)
     p.add_argument("--topics", required=True, metavar="FILE|NAME",
                    help="Topics: TSV 'qid<TAB>query', JSONL with qid and query fields, or a Pyserini topics "

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..compose import Normalizer, Operators, explain_tree
-from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query
+from ..query import NODE_TYPES, Node, Not, QuerySyntaxError, Term, distinct_terms, parse_query, pin_negated
 from ..retrieve import LeafHits, LeafRetriever, get_retriever, retriever_names
 from ._pipeline import LeafBackend, Pool, score_pool
 from ._topk import TopKStats, _memo, score_everything, supports_topk, topk
@@ -260,6 +260,10 @@ class LogicalSearchMixin:
 
     #: Retriever of leaves without a prefix.
     leaf_retriever: str = "bm25"
+    #: Retriever of *negated* leaves without a prefix (None: ``leaf_retriever``).  A dense or hybrid leaf
+    #: such as "history museums" scores every museum high, so its complement would sink them all; BM25
+    #: excludes only the documents that say it.
+    negated_retriever: str | None = None
     #: How to get a missing built-in retriever (completes the error message).
     _missing_hint: str = ""
 
@@ -352,11 +356,11 @@ class LogicalSearchMixin:
     # -- search ------------------------------------------------------------
     def _tree(self, q: str | Node) -> Node:
         """The tree of ``q``; query text seen before reuses its (immutable) tree."""
-        if not isinstance(q, str):
-            return q
-        # (Keyed on the registered retriever names, the grammar's prefixes; an error is raised
-        # each time, never kept.)
-        return _memo(self._plan_cache(), ("query", q, retriever_names()), lambda: parse_query(q))
+        if isinstance(q, str):
+            # (Keyed on the registered retriever names, the grammar's prefixes; an error is raised
+            # each time, never kept.)
+            q = _memo(self._plan_cache(), ("query", q, retriever_names()), lambda: parse_query(q))
+        return q if self.negated_retriever is None else pin_negated(q, self.negated_retriever)
 
     @property
     def _leaf_normalizer(self) -> LeafNormalizer:

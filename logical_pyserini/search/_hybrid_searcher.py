@@ -48,6 +48,11 @@ class LogicalHybridSearcher(LogicalSearchMixin):
     dense_weight : float
         Weight ``w`` of the dense component of a fused leaf (see the module
         docstring); 0.5 is the plain mean.
+    negated_retriever : str, optional
+        Retriever of leaves under a NOT that have no prefix (default: as
+        ``leaf_retriever``).  ``bm25`` suits natural-language leaves: a dense
+        "history museums" is close to every museum, so its complement would
+        sink them all.
 
     Attributes
     ----------
@@ -73,13 +78,16 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         normalize: str | Normalizer = "max",
         leaf_hits: int = 1000,
         dense_weight: float = 0.5,
+        negated_retriever: str | None = None,
     ):
-        if leaf_retriever not in retriever_names():
-            raise ValueError(f"unknown leaf retriever {leaf_retriever!r}; choose from {', '.join(retriever_names())}")
+        for name in (leaf_retriever, negated_retriever or leaf_retriever):
+            if name not in retriever_names():
+                raise ValueError(f"unknown leaf retriever {name!r}; choose from {', '.join(retriever_names())}")
         if not 0.0 <= dense_weight <= 1.0:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight}")
         self._setup(operators, normalize, leaf_hits)
         self.leaf_retriever = leaf_retriever
+        self.negated_retriever = negated_retriever
         self.dense_weight = float(dense_weight)
         self.sparse = LogicalLuceneSearcher(lucene_index, self.operators, self.normalizer, leaf_hits)
         self.dense = LogicalFaissSearcher(faiss_index, query_encoder, self.operators, self.normalizer, leaf_hits)

@@ -64,6 +64,7 @@ class SearchConfig:
     query_prefix: str | None = None
     max_length: int = 256
     leaf_retriever: str | None = None
+    negated_leaf_retriever: str | None = None
     retrievers: dict[str, dict] = field(default_factory=dict)
     output_format: str = "trec"
     run_tag: str | None = None
@@ -216,6 +217,11 @@ def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
             raise ValueError(f"--leaf-retriever {config.leaf_retriever} needs its index; this search has "
                              f"{', '.join(searcher.available_retrievers())}")
         searcher.leaf_retriever = config.leaf_retriever
+    if config.negated_leaf_retriever:
+        if config.negated_leaf_retriever not in searcher.available_retrievers():
+            raise ValueError(f"--negated-leaf-retriever {config.negated_leaf_retriever} needs its index; this "
+                             f"search has {', '.join(searcher.available_retrievers())}")
+        searcher.negated_retriever = config.negated_leaf_retriever
     return searcher
 
 
