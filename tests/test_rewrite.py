@@ -78,6 +78,8 @@ PATTERNS = [
         "Documents about both chess and tea, or documents not about opera",
         '"Documents about chess" AND "Documents about tea" OR NOT "documents about opera"',
     ),
+    ("Orchids of Guyana, Orchids of Honduras, or Orchids of Suriname",
+     '"Orchids of Guyana" OR "Orchids of Honduras" OR "Orchids of Suriname"'),
     # a term that only names the kind of result ("Documents") is no condition
     ("Documents not about kimchi or sumo", 'NOT ("Documents about kimchi" OR "Documents about sumo")'),
 ]
@@ -89,6 +91,9 @@ PATTERNS = [
      ["Films set in Rome", "films by Fellini", "films about trains"]),
     ("Museums in Paris, or museums in Amsterdam", ["Museums in Paris", "museums in Amsterdam"]),
     ("Birds of Chile, Peru, or Bolivia", ["Birds of Chile, Peru, or Bolivia"]),  # a list, not clauses
+    # a serial list whose items restate the head: the comma before the last "or" ends an item, not a clause
+    ("Orchids of Guyana, Orchids of Honduras, or Orchids of Suriname",
+     ["Orchids of Guyana, Orchids of Honduras, or Orchids of Suriname"]),
     ("Documents about the war, or the peace", ["Documents about the war, or the peace"]),  # "the": no restated head
     ("Songs, or", ["Songs, or"]),
 ])

@@ -28,8 +28,9 @@ def split_clauses(text: str, data: RuleData | None = None) -> list[str]:
     and B", "documents about C"]``.  A comma before "or" marks a clause
     boundary only when the next word restates the request's head (the
     request's first word, or a head noun of ``rules.json`` already used
-    before the comma), so lists ("Birds of Chile, Peru, or Bolivia") stay
-    whole.  Read alone, each clause keeps its AND / NOT inside it: parsed as
+    before the comma) and the clause has no comma of its own, so lists
+    ("Birds of Chile, Peru, or Bolivia", "Orchids of Guyana, Orchids of
+    Honduras, or Orchids of Suriname") stay whole.  Read alone, each clause keeps its AND / NOT inside it: parsed as
     one span, "A but not B, or C" would exclude C as well.
 
     Parameters
@@ -51,8 +52,12 @@ def split_clauses(text: str, data: RuleData | None = None) -> list[str]:
     for match in data.clause_or.finditer(text):
         nxt = match.group("next").lower()
         before = {w.lower() for w in _WORDS.findall(text[:match.start()])}
-        if match.start() > start and (nxt == first or (nxt in data.heads and nxt in before)):
-            clauses.append(text[start:match.start()].strip())
+        clause = text[start:match.start()].strip()
+        # A comma inside the would-be clause makes this ", or" the end of a serial list
+        # ("Orchids of Guyana, Orchids of Honduras, or Orchids of Suriname").
+        restated = nxt == first or (nxt in data.heads and nxt in before)
+        if clause and restated and not re.search(r"[,;]", clause):
+            clauses.append(clause)
             start = match.end()
     clauses.append(text[start:].strip())
     return [c for c in clauses if _WORD.search(c)] or [text]
