@@ -30,8 +30,9 @@ def split_clauses(text: str, data: RuleData | None = None) -> list[str]:
     request's first word, or a head noun of ``rules.json`` already used
     before the comma) and the clause has no comma of its own, so lists
     ("Birds of Chile, Peru, or Bolivia", "Orchids of Guyana, Orchids of
-    Honduras, or Orchids of Suriname") stay whole.  Read alone, each clause keeps its AND / NOT inside it: parsed as
-    one span, "A but not B, or C" would exclude C as well.
+    Honduras, or Orchids of Suriname") stay whole.  Read alone, each clause
+    keeps its AND / NOT inside it: parsed as one span, "A but not B, or C"
+    would exclude C as well.
 
     Parameters
     ----------

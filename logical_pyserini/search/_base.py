@@ -355,12 +355,15 @@ class LogicalSearchMixin:
 
     # -- search ------------------------------------------------------------
     def _tree(self, q: str | Node) -> Node:
-        """The tree of ``q``; query text seen before reuses its (immutable) tree."""
-        if isinstance(q, str):
-            # (Keyed on the registered retriever names, the grammar's prefixes; an error is raised
-            # each time, never kept.)
-            q = _memo(self._plan_cache(), ("query", q, retriever_names()), lambda: parse_query(q))
-        return q if self.negated_retriever is None else pin_negated(q, self.negated_retriever)
+        """The tree of ``q`` (negated leaves pinned to ``negated_retriever``); query text seen before reuses its
+        (immutable) tree."""
+        pin = self.negated_retriever
+        if not isinstance(q, str):
+            return q if pin is None else pin_negated(q, pin)
+        # (Keyed on the registered retriever names, the grammar's prefixes, and the pinned retriever; an
+        # error is raised each time, never kept.)
+        return _memo(self._plan_cache(), ("query", q, retriever_names(), pin),
+                     lambda: parse_query(q) if pin is None else pin_negated(parse_query(q), pin))
 
     @property
     def _leaf_normalizer(self) -> LeafNormalizer:

@@ -212,16 +212,13 @@ def build_searcher(config: SearchConfig, normalizer: Normalizer | None = None):
     # Plug-in retrievers over their own indexes of the same corpus (--impact-index ...), matched by docid.
     for name, retriever in open_retrievers(config.retrievers).items():
         searcher.add_retriever(retriever, name)
-    if config.leaf_retriever:
-        if config.leaf_retriever not in searcher.available_retrievers():
-            raise ValueError(f"--leaf-retriever {config.leaf_retriever} needs its index; this search has "
-                             f"{', '.join(searcher.available_retrievers())}")
-        searcher.leaf_retriever = config.leaf_retriever
-    if config.negated_leaf_retriever:
-        if config.negated_leaf_retriever not in searcher.available_retrievers():
-            raise ValueError(f"--negated-leaf-retriever {config.negated_leaf_retriever} needs its index; this "
-                             f"search has {', '.join(searcher.available_retrievers())}")
-        searcher.negated_retriever = config.negated_leaf_retriever
+    for flag, name, attribute in (("--leaf-retriever", config.leaf_retriever, "leaf_retriever"),
+                                  ("--negated-leaf-retriever", config.negated_leaf_retriever, "negated_retriever")):
+        if name:
+            if name not in searcher.available_retrievers():
+                raise ValueError(f"{flag} {name} needs its index; this search has "
+                                 f"{', '.join(searcher.available_retrievers())}")
+            setattr(searcher, attribute, name)
     return searcher
 
 
