@@ -21,11 +21,30 @@ logger = logging.getLogger(__name__)
 INTERMEDIATE = ("members", "group")
 EXISTS = ("max", "noisy-or")
 
-#: Per-entity evidence of a projection, in the order of :meth:`ScoredExecutor.features`: noisy-or of rule
+
+def _probabilistic_sum(values: list[np.ndarray]) -> np.ndarray:
+    """``1 - prod(1 - v)``: the t-conorm dual to the product t-norm under ``1 - x``."""
+    miss = np.ones_like(values[0])
+    for v in values:
+        miss *= 1.0 - v
+    return 1.0 - miss
+
+
+#: Union t-conorms (``--union NAME``): ``probsum`` is De Morgan dual to the product t-norm and the ``1 - x``
+#: negation used for intersection and negation (CQD pairs them the same way); ``max`` is Goedel's.
+UNIONS = {"probsum": _probabilistic_sum, "max": np.maximum.reduce}
+
+#: Evidence of a projection, in the order of :meth:`ScoredExecutor.features`: noisy-or of rule
 #: confidences, the best single path rule, how many path rules fire, the co-tail walk, tail-frequency
-#: popularity (log), whether the entity is a tail of the relation at all, and the learned link predictor's
-#: log-probability of the tail (:class:`LinkPredictor`; 0 without one).
-FEATURES = ("rules", "best_rule", "rules_fired", "walk", "popularity", "typed", "embedding")
+#: popularity (log), whether the entity is a tail of the relation at all, the head's breadth (log of how many
+#: tails it already has under the relation: the same for every candidate of one head, it ranks nothing within
+#: a 1p query but puts heads on one scale: a head with many known tails has more missing ones, which matters
+#: wherever candidates of different heads compete: union branches, the members of a chain), and the learned
+#: link predictor's log-probability of the tail (:class:`LinkPredictor`; 0 without one).
+FEATURES = ("rules", "best_rule", "rules_fired", "walk", "popularity", "typed", "head_tails", "embedding")
+#: Features of the head, not of a candidate: they are not evidence that a candidate is a tail at all.
+HEAD_FEATURES = ("head_tails",)
+_CANDIDATE_ROWS = np.array([i for i, f in enumerate(FEATURES) if f not in HEAD_FEATURES])
 #: The features read off the graph alone (the ``logistic`` projection).
 GRAPH_FEATURES = FEATURES[:-1]
 #: Log-probabilities below this are clipped: the feature stays finite and such tails are all equally unlikely.
@@ -49,7 +68,9 @@ class ScoredExecutor(Executor[np.ndarray]):
     edges give 1; every other entity gets, with ``weights`` (``--projection
     logistic``, the CLI default), the probability of a logistic model over
     :data:`FEATURES` (mined rules ``r <- path``, the co-tail walk, tail popularity
-    of ``r``) fitted on edges held out of the graph, i.e. on crisp single heads.
+    of ``r``, and how many tails the head already has, which puts different heads
+    on one probability scale) fitted on edges held out of the graph, i.e. on
+    crisp single heads.
     So a fuzzy input is projected member by member (``intermediate="members"``):
     each of the ``members`` best entities ``m`` as a crisp head, its
     probabilities scaled by ``s[m]``, combined per tail by ``exists`` (``max``:
@@ -57,7 +78,8 @@ class ScoredExecutor(Executor[np.ndarray]):
     is the earlier projection of the certain members and of the uncertain rest as
     two groups.  Without weights (``--projection rules``): a noisy-or of the rule
     confidences, and a small tail-frequency prior orders what no rule reaches.
-    Intersection is the product t-norm, union the maximum, negation multiplies
+    Intersection is the product t-norm, union its dual probabilistic sum
+    ``1 - prod(1 - v)`` (``union="max"``: the maximum), negation multiplies
     by ``1 - n`` at the end of its step.  With no rules, no prior and no weights
     it equals ``exact``.
 
@@ -81,6 +103,8 @@ class ScoredExecutor(Executor[np.ndarray]):
         With ``intermediate="members"``: a member is never its own tail under a
         relation that has no self-loop in the graph (the co-tail walk and rules
         like ``r <- r1, r1^-1`` otherwise lead back to the head).
+    union : {"probsum", "max"}
+        The t-conorm of a union step (:data:`UNIONS`).
     embedding : LinkPredictor, optional
         Learned link prediction (``--projection embedding|fused``): its
         log-probability of each tail is the ``embedding`` feature, so every
@@ -92,10 +116,13 @@ class ScoredExecutor(Executor[np.ndarray]):
     def __init__(self, graph: KnowledgeGraph, rules: RuleSet | None = None, prior: float = 1e-3,
                  beam: int = 1000, progress: bool = True, paths: str = "max", rules_combine: str = "noisy-or",
                  weights: "ProjectionWeights | None" = None, intermediate: str = "members", members: int = 256,
-                 exists: str = "max", irreflexive: bool = True, embedding: "LinkPredictor | None" = None):
+                 exists: str = "max", irreflexive: bool = True, embedding: "LinkPredictor | None" = None,
+                 union: str = "probsum"):
         super().__init__(graph)
-        if intermediate not in INTERMEDIATE or exists not in EXISTS:
-            raise ExecutorError(f"intermediate must be one of {INTERMEDIATE}, exists one of {EXISTS}")
+        if intermediate not in INTERMEDIATE or exists not in EXISTS or union not in UNIONS:
+            raise ExecutorError(f"intermediate must be one of {INTERMEDIATE}, exists one of {EXISTS}, "
+                                f"union one of {tuple(UNIONS)}")
+        self.union_name = union
         self.intermediate, self.members, self.exists = intermediate, int(members), exists
         self.irreflexive = irreflexive
         self.paths, self.rules_combine = paths, rules_combine
@@ -136,6 +163,13 @@ class ScoredExecutor(Executor[np.ndarray]):
                        "per tail: max = max_m s_m p_m (CQD's max over intermediate entities); noisy-or = "
                        "1 - prod(1 - s_m p_m), which also counts the evidence of entities shared by every member "
                        "(popularity) once per member (default max)")
+        g.add_argument("--union", choices=sorted(UNIONS), default="probsum", help="t-conorm for union: probsum = "
+                       "1 - prod(1 - v), the dual of the product t-norm under 1 - x; max = the earlier default "
+                       "(default probsum)")
+        g.add_argument("--features", nargs="+", choices=FEATURES, metavar="FEATURE",
+                       help="the features a fitted projection may weight, for ablations (default: the projection's "
+                       "own: logistic " + " ".join(GRAPH_FEATURES) + "; embedding: embedding; fused: all of "
+                       + " ".join(FEATURES) + ")")
         g.add_argument("--holdout", type=float, default=0.05, help="share of the graph's edges held out to fit "
                        "the logistic projection (default 0.05)")
 
@@ -145,7 +179,8 @@ class ScoredExecutor(Executor[np.ndarray]):
         unit = PROJECTIONS[getattr(args, "projection", "rules")]
         built = unit.build(graph, args, mine)  # before mining: a missing embedding file fails fast
         return cls(graph, rules=mine_rules(graph, **mine), prior=args.prior, beam=args.beam,
-                   intermediate=args.intermediate, members=args.members, exists=args.exists, **built)
+                   intermediate=args.intermediate, members=args.members, exists=args.exists, union=args.union,
+                   **built)
 
     # -- pieces -------------------------------------------------------------
     def _support(self, s: np.ndarray) -> np.ndarray:
@@ -227,16 +262,20 @@ class ScoredExecutor(Executor[np.ndarray]):
             out += self.prior_weight * self.prior(relation) * (out == 0) * float(s.max())
         return out.astype(np.float32)
 
-    def features(self, s: np.ndarray, relation: int, parts) -> np.ndarray:
-        """``(len(FEATURES), num_entities)`` evidence for each entity being a tail (see :data:`FEATURES`)."""
+    def features(self, s: np.ndarray, relation: int, parts, direct: np.ndarray | None = None) -> np.ndarray:
+        """``(len(FEATURES), num_entities)`` evidence for each entity being a tail (see :data:`FEATURES`);
+        ``direct``: the graph's own projection of ``s`` (its nonzero entries are the input's known tails)."""
         counts = self.prior(relation, normalised=False)
+        if direct is None:
+            direct = self._hop(s, relation)
         emb = None
         if self.embedding is not None:
             heads = np.flatnonzero(s)
             if len(heads) != 1:
                 raise ExecutorError("the embedding feature is defined for one crisp head (use --intermediate members)")
             emb = self._log_probabilities(heads, relation)[0]
-        return self._feature_stack(parts, len(parts), counts, float(s.max()), float(counts.max()), emb)
+        return self._feature_stack(parts, len(parts), counts, float(s.max()), float(counts.max()), emb,
+                                   np.float32(np.count_nonzero(direct)))
 
     def _log_probabilities(self, heads: np.ndarray, relation: int) -> np.ndarray:
         """The link predictor's log-probability of every entity as a tail of each head (clipped)."""
@@ -244,10 +283,11 @@ class ScoredExecutor(Executor[np.ndarray]):
 
     @staticmethod
     def _feature_stack(parts, n_parts: int, counts: np.ndarray, top: float, most: float,
-                       embedding: np.ndarray | None = None) -> np.ndarray:
+                       embedding: np.ndarray | None = None, known: "np.ndarray | float" = 0.0) -> np.ndarray:
         """:data:`FEATURES` from rule reach ``parts`` (``(rule, array)``; arrays of one shape: a vector over
-        entities, or a member x entity matrix), tail counts ``counts`` (broadcast over the last axis) and the
-        link predictor's log-probabilities ``embedding`` (same shape as the parts; zeros when None)."""
+        entities, or a member x entity matrix), tail counts ``counts`` (broadcast over the last axis), the
+        link predictor's log-probabilities ``embedding`` (same shape as the parts; zeros when None) and the
+        number of tails each head already has, ``known`` (a scalar, or ``(members, 1)``)."""
         miss = best = fired = walk = None
         for rule, v in parts:
             if miss is None:
@@ -262,22 +302,29 @@ class ScoredExecutor(Executor[np.ndarray]):
                 fired += v > 0
         if miss is None:  # no rules for this relation
             miss, best, fired, walk = (np.ones(counts.shape, np.float32), *(np.zeros(counts.shape, np.float32),) * 3)
-        shape = np.broadcast_shapes(miss.shape, counts.shape, () if embedding is None else embedding.shape)
+        shape = np.broadcast_shapes(miss.shape, counts.shape, np.shape(known),
+                                    () if embedding is None else embedding.shape)
         popularity = np.log1p(counts) / np.log1p(max(most, 1.0)) * top
         typed = (counts > 0) * np.float32(top)
         emb = np.zeros(shape, np.float32) if embedding is None else embedding
+        head = np.log1p(np.asarray(known, np.float32))
         return np.stack([np.broadcast_to(x, shape) for x in (1.0 - miss, best, np.log1p(fired) / np.log(2.0 + n_parts),
-                                                             walk, popularity, typed, emb)])
+                                                             walk, popularity, typed, head, emb)])
+
+    @staticmethod
+    def _evidence(feats: np.ndarray) -> np.ndarray:
+        """Where some candidate feature is nonzero (head features say nothing about a candidate)."""
+        return feats[_CANDIDATE_ROWS].any(axis=0)
 
     def _probability(self, feats: np.ndarray, direct: np.ndarray) -> np.ndarray:
         """``max(direct, p)``: p the logistic model's probability, 0 where there is no evidence at all."""
         w = self.weights
-        p = 1.0 / (1.0 + np.exp(-(np.tensordot(w.coef, feats, axes=1) + w.bias))) * feats.any(axis=0)
+        p = 1.0 / (1.0 + np.exp(-(np.tensordot(w.coef, feats, axes=1) + w.bias))) * self._evidence(feats)
         return np.maximum(direct, p).astype(np.float32)
 
     def _weighted(self, s: np.ndarray, relation: int, direct: np.ndarray, parts) -> np.ndarray:
         """The logistic projection of a fuzzy set taken as one group (see :meth:`_probability`)."""
-        return self._probability(self.features(s, relation, parts), direct)
+        return self._probability(self.features(s, relation, parts, direct), direct)
 
     # -- member-wise projection (--intermediate members) ----------------------
     def _normalised(self, relation: int):
@@ -355,12 +402,14 @@ class ScoredExecutor(Executor[np.ndarray]):
                 return d
 
             emb = self._log_probabilities(idx[rows], relation) if self.embedding is not None else None
+            known = np.diff(direct[rows].indptr).astype(np.float32)[:, None]  # each member's known tails
             feats = self._feature_stack(((rule, dense(m)) for rule, m in parts), len(parts), counts[cols], 1.0,
-                                        float(counts.max()), None if emb is None else emb[:, cols])
+                                        float(counts.max()), None if emb is None else emb[:, cols], known)
             p = self._probability(feats, dense(direct))
             if emb is not None:
-                # no graph evidence: every feature but the embedding is 0
-                full = 1.0 / (1.0 + np.exp(-(w.coef[FEATURES.index("embedding")] * emb + w.bias)))
+                # no graph evidence: every candidate feature but the embedding is 0
+                full = 1.0 / (1.0 + np.exp(-(w.coef[FEATURES.index("embedding")] * emb
+                                             + w.coef[FEATURES.index("head_tails")] * np.log1p(known) + w.bias)))
                 full[:, cols] = p
                 p = full.astype(np.float32)
             sp = s[idx[rows]][:, None] * p
@@ -437,7 +486,7 @@ class ScoredExecutor(Executor[np.ndarray]):
         return out
 
     def union(self, values, step, ctx):
-        return np.maximum.reduce(values)
+        return UNIONS[self.union_name](values)
 
     def scores(self, value):
         return value
@@ -459,10 +508,16 @@ class Projection:
 
     name = ""
     help = ""
+    use: tuple[str, ...] = ()
 
     def build(self, graph: KnowledgeGraph, args, mine: dict) -> dict:
         """``{"weights": ..., "embedding": ...}`` (either may be absent) for ``graph`` from CLI ``args``."""
         return {}
+
+    def features(self, args) -> tuple[str, ...]:
+        """The :data:`FEATURES` the fitted model may weight: ``--features`` if given, else the projection's own."""
+        chosen = getattr(args, "features", None)
+        return tuple(chosen) if chosen else self.use
 
 
 @register_projection
@@ -481,7 +536,7 @@ class _Logistic(Projection):
     def build(self, graph, args, mine):
         try:
             return {"weights": fit_projection_weights(graph, holdout=args.holdout, seed=args.seed, mine=mine,
-                                                      progress=not args.quiet, use=self.use)}
+                                                      progress=not args.quiet, use=self.features(args))}
         except ValueError as exc:  # a graph too small to hold edges out: the plain rule scorer still works
             logger.warning("%s; falling back to --projection rules", exc)
             return {}
@@ -492,7 +547,7 @@ class _Embedding(Projection):
     name = "embedding"
     help = ("the learned link predictor (ComplEx-N3, --embeddings) alone, its log-probability calibrated by a "
             "logistic fit on the valid edges it was not trained on")
-    use: tuple[str, ...] = ("embedding",)
+    use = ("embedding",)
 
     def build(self, graph, args, mine):
         data = Path(args.data)
@@ -501,7 +556,7 @@ class _Embedding(Projection):
         valid = read_triples(data / "valid.txt")
         try:
             weights = fit_projection_weights(graph, seed=args.seed, mine=mine, progress=not args.quiet,
-                                             use=self.use, held_out=valid, embedding=embedding)
+                                             use=self.features(args), held_out=valid, embedding=embedding)
         except ValueError as exc:  # no valid edges to calibrate on: say so in one line
             raise EmbeddingError(f"{data / 'valid.txt'}: --projection {self.name} is fitted on the valid edges the "
                                  f"embedding was not trained on ({exc})") from None
@@ -595,8 +650,8 @@ def fit_projection_weights(graph: KnowledgeGraph, *, holdout: float = 0.05, quer
         s = np.zeros(n_ent, np.float32)
         s[head] = 1.0
         direct, parts = executor._components(s, relation)
-        feats = executor.features(s, relation, parts)
-        candidate = feats.any(axis=0) & (direct == 0)
+        feats = executor.features(s, relation, parts, direct)
+        candidate = executor._evidence(feats) & (direct == 0)
         truth = hidden_pairs[bounds[g]:bounds[g + 1], 2]
         pos = truth[candidate[truth]]
         pool = np.setdiff1d(np.flatnonzero(candidate), truth)
