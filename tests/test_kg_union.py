@@ -1,6 +1,9 @@
-"""Union and breadth calibration of the scored executor: heads with many known tails have more missing ones."""
+"""Union, breadth calibration and the negation filter of the scored executor's standard protocol."""
 
 from __future__ import annotations
+
+import json
+import pickle
 
 import numpy as np
 import pytest
@@ -8,8 +11,8 @@ import pytest
 pytest.importorskip("scipy")
 
 from logical_pyserini.kg import (  # noqa: E402
-    FEATURES, GRAPH_FEATURES, KnowledgeGraph, ProjectionWeights, ScoredExecutor, compile_query, filtered_ranks,
-    fit_projection_weights, mine_rules,
+    FEATURES, GRAPH_FEATURES, QUERY_STRUCTURES, EvalConfig, Execution, Executor, KnowledgeGraph, ProjectionWeights,
+    ScoredExecutor, compile_query, evaluate, filtered_ranks, fit_projection_weights, mine_rules,
 )
 from logical_pyserini.kg.__main__ import build_parser  # noqa: E402
 from logical_pyserini.kg._scored import PROJECTIONS  # noqa: E402
@@ -126,3 +129,37 @@ def test_cli_features_flag_chooses_what_the_model_weights():
     assert PROJECTIONS["logistic"].features(build_parser().parse_args(["--data", "d", "--output", "o"])) \
         == GRAPH_FEATURES
     assert build_parser().parse_args(["--data", "d", "--output", "o"]).union == "probsum"
+
+
+class _FixedScores(Executor):
+    """Scores every query with one fixed vector: what the ranking protocol does with it is under test."""
+
+    name = "fixed-scores-test"
+
+    def __init__(self, graph, scores):
+        super().__init__(graph)
+        self.fixed = np.asarray(scores, np.float32)
+
+    def execute(self, plan):
+        return Execution(self.fixed.copy())
+
+
+def test_standard_protocol_filters_observed_answers_that_a_test_edge_negates(tmp_path):
+    """2in: a likes x and h (h only in test.txt); b dislikes z, and x only in test.txt.  On train+valid x is
+    an answer (easy); on the full graph only h is.  BetaE filters every easy answer, so h ranks first."""
+    a, b, x, h, z = 0, 1, 2, 3, 4
+    root = tmp_path / "nell"
+    root.mkdir()
+    (root / "train.txt").write_text(f"{a}\t0\t{x}\n{b}\t1\t{z}\n")
+    (root / "valid.txt").write_text("")
+    (root / "test.txt").write_text(f"{a}\t0\t{h}\n{b}\t1\t{x}\n")
+    (root / "stats.txt").write_text("numentity: 6\nnumrelations: 2")
+    (root / "q.pkl").write_bytes(pickle.dumps({QUERY_STRUCTURES["2in"]: {((a, (0,)), (b, (1, -2)))}}))
+    scores = np.zeros(6)
+    scores[x], scores[h] = 0.9, 0.5  # the executor still believes x (its graph cannot show the test edge)
+    config = EvalConfig(data=root, queries=root / "q.pkl", output=tmp_path / "o.jsonl", types=("2in",),
+                        progress=False)
+    metrics = evaluate(config, lambda graph: _FixedScores(graph, scores))
+    row = json.loads((tmp_path / "o.jsonl").read_text())
+    assert (row["n_answers"], row["n_easy"], row["n_targets"], row["n_easy_not_answers"]) == (1, 1, 1, 1)
+    assert row["metrics"]["MRR"] == 1.0 and metrics["2in"]["MRR"] == 100.0

@@ -158,7 +158,8 @@ def evaluate(config: EvalConfig, make_executor: Callable[[KnowledgeGraph], Execu
                 answers = reference_answers(ref_full, qtype, query)
                 easy = reference_answers(ref_observed, qtype, query) if ref_observed is not None else set()
                 targets = answers - easy
-                row.update(n_answers=len(answers), n_easy=len(easy), n_targets=len(targets))
+                row.update(n_answers=len(answers), n_easy=len(easy), n_targets=len(targets),
+                           n_easy_not_answers=len(easy - answers))
                 if not targets:
                     row["skipped"] = "no answer to score" + (" (all answers are easy)" if answers else "")
                 else:
@@ -166,7 +167,10 @@ def evaluate(config: EvalConfig, make_executor: Callable[[KnowledgeGraph], Execu
                     result = executor.execute(plan)
                     dt = time.perf_counter() - t
                     exec_seconds += dt
-                    ranks = filtered_ranks(result.scores, targets, answers)
+                    # BetaE filters its easy answers (the observed graph's) and its hard ones: for a negation
+                    # query the observed graph's answers include entities that only a test edge of the negated
+                    # branch excludes; they are neither scored nor ranked against (KGReasoning's test_step).
+                    ranks = filtered_ranks(result.scores, targets, answers | easy)
                     top = np.argsort(-result.scores, kind="stable")[:10]
                     row.update(metrics=query_metrics(ranks), seconds=round(dt, 4),
                                top10=[int(e) for e in top if result.scores[e] > 0],
