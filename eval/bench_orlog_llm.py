@@ -45,6 +45,10 @@ def main(argv=None) -> int:
                     "searched with hybrid positive leaves and BM25 negated leaves (--leaf-retriever hybrid "
                     "--negated-leaf-retriever bm25) and an 'ITLR hybrid (gold logic)' row is added; OrLog reranks "
                     "that run")
+    ap.add_argument("--add-dense", type=int, default=0, metavar="K", help="OrLog also judges the top K documents "
+                    "of a dense search of the natural question that are not in its top --depth (--rerank-add-dense; "
+                    "Faiss index --pool-index, built if missing)")
+    ap.add_argument("--pool-index", default=str(ROOT / "indexes" / "demo-dense"))
     ap.add_argument("--topics-per-template", type=int, default=1)
     ap.add_argument("--depth", default="20,30", help="rerank depth(s), comma-separated: one OrLog row each "
                     "(the reasoners and the throughput run use the first)")
@@ -62,12 +66,12 @@ def main(argv=None) -> int:
 
     from logical_pyserini._topics import read_topics
     from logical_pyserini.data import DEMO_DIR
-    from logical_pyserini.demo import ensure_index, llm_subset
+    from logical_pyserini.demo import ensure_dense_index, ensure_index, llm_subset
     from logical_pyserini.eval import evaluate_runs, format_sign_tests, format_table, sign_tests
     from logical_pyserini.models import ModelCache, TransformersModel, get_model
     from logical_pyserini.query import parse_query
     from logical_pyserini.rerank import (DEFAULT_FUSION, LLMOracle, LLMReasoner, OrLogQuery, OrLogReranker,
-                                         searcher_doc_text_fn)
+                                         pool_hits, searcher_doc_text_fn)
     from logical_pyserini.rewrite import LLMRewriter
     from logical_pyserini.search import LogicalLuceneSearcher, open_run_writer
 
@@ -89,6 +93,19 @@ def main(argv=None) -> int:
         from logical_pyserini.search import LogicalHybridSearcher
 
         first = LogicalHybridSearcher(args.index, args.dense_index, leaf_retriever="hybrid", negated_retriever="bm25")
+
+    pool = None
+    if args.add_dense:
+        from logical_pyserini.search import LogicalHybridSearcher
+
+        ensure_dense_index(data / "corpus.jsonl", Path(args.pool_index))
+        pool = LogicalHybridSearcher(args.index, args.pool_index, leaf_retriever="bm25")
+
+    def candidates(q: str, depth: int) -> tuple[list, int | None]:
+        """The base run, plus (--add-dense) the dense top K of the question that it did not rank in the top depth."""
+        if pool is None:
+            return base[q], None
+        return pool_hits(base[q], pool.dense_candidates(natural[q], args.add_dense), depth)
 
     runs: dict[str, dict[str, list]] = {"bm25 (question)": {}, "Boolean peer (gold logic)": {},
                                         "ITLR (gold logic)": {}, "ITLR on the LLM rewrite (base)": {}}
@@ -115,9 +132,12 @@ def main(argv=None) -> int:
     orlog_names = []
     for depth in depths:
         reranker = OrLogReranker(LLMOracle(lm), depth, fusion=fusion)
-        name = f"+ OrLog(LLM), depth {depth}"
+        name = f"+ OrLog(LLM), depth {depth}" + (f" + dense {args.add_dense}" if pool else "")
         orlog_names.append(name)
-        runs[name] = {q: reranker.rerank(queries[q], base[q], doc_text)[0] for q in qids}
+        runs[name] = {}
+        for q in qids:
+            hits, pooled_depth = candidates(q, depth)
+            runs[name][q] = reranker.rerank(queries[q], hits, doc_text, depth=pooled_depth)[0]
         s = reranker.summary()
         costs[name] = (f"{s['tokens_per_pair']:.2f}", f"{int(s['pairs'])} ({int(s['cache_hits'])} cached)",
                        f"{s['oracle_seconds']:.1f}")

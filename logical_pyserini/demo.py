@@ -20,6 +20,9 @@ from .models import DTYPE_HELP, DTYPES
 
 __all__ = ["main"]
 
+#: Dense candidates OrLog(LLM) judges beyond the logical top hits (measured in eval/results/orlog_llm_pool.md).
+DEMO_ADD_DENSE = 3
+
 
 def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
@@ -87,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
                    "--dense-index) and its negated leaves with BM25, so documents that paraphrase a leaf (\"the "
                    "second city of Portugal\" for Porto) can reach the reranked top. Hybrid raised the default "
                    "topics but lowered the next topic of each template (eval/results/orlog_llm_hybrid_20topics.md).")
+    p.add_argument("--llm-add-dense", type=int, default=DEMO_ADD_DENSE, metavar="K",
+                   help="OrLog(LLM) also judges the top K documents of a dense search of the question that the "
+                   "logical run did not rank in its top --llm-depth (--rerank-add-dense; builds --dense-index "
+                   f"once). 0 turns it off (default {DEMO_ADD_DENSE}).")
     p.add_argument("--dense-index", default="indexes/demo-dense", help="Where to build the Faiss index.")
     p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
     p.add_argument("--model-dtype", default=None, choices=DTYPES, help=DTYPE_HELP)
@@ -123,14 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         llm = dict(topics=str(llm_topics), rewrite="llm", rewrite_guard="off", model=args.model,
                    model_dtype=args.model_dtype, install_model=True,
                    model_cache=str(runs / "demo.model-cache.sqlite"))
-        if args.llm_leaves == "hybrid":
+        if args.llm_leaves == "hybrid" or args.llm_add_dense:
             ensure_dense_index(data / "corpus.jsonl", Path(args.dense_index))
-            llm.update(dense_index=args.dense_index, leaf_retriever="hybrid", negated_leaf_retriever="bm25")
+            llm.update(dense_index=args.dense_index, leaf_retriever="bm25")  # lexical leaves, dense pool
+        if args.llm_leaves == "hybrid":
+            llm.update(leaf_retriever="hybrid", negated_leaf_retriever="bm25")
         # NL -> LLM rewrite (query line + natural-language predicates) -> logical search.
         plan["llm+logical"] = dict(llm, run_tag="llm-logical")
         # ... then the top hits reranked by OrLog with the same model as oracle (P(True), shared prefix).
         plan["llm+logical+orlog"] = dict(llm, rerank="orlog", oracle="llm", rerank_depth=args.llm_depth,
-                                         run_tag="llm-logical-orlog")
+                                         rerank_add_dense=args.llm_add_dense, run_tag="llm-logical-orlog")
     paths = {}
     searchers: dict = {}  # one searcher per set of indexes (one JVM index reader) serves every run
     for name, options in plan.items():
@@ -162,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = evaluate_runs(data / "qrels.txt", paths, args.measures, dict.fromkeys(subset, "llm-subset"))
         tables.append(f"LLM rows: {len(subset)} topics ({args.llm_topics_per_template} per template: "
                       f"{', '.join(subset)}), model {args.model}, {args.llm_leaves} leaves, OrLog depth "
-                      f"{args.llm_depth}\n\n"
+                      f"{args.llm_depth} + dense {args.llm_add_dense}\n\n"
                       + format_table([r for r in rows if r.group == "llm-subset"], "subset"))
     report = "\n\n".join(tables)
     (runs / "demo.eval.md").write_text(report + "\n", encoding="utf-8")

@@ -199,6 +199,41 @@ def test_negated_leaves_can_use_their_own_retriever(hybrid):
     assert got != [(h.docid, h.score) for h in hybrid.search(QUERY, 12)]
 
 
+def test_rerank_add_dense_brings_paraphrases_to_the_reranker(museum_index, dense_index, hybrid, tmp_path):
+    """``--rerank-add-dense``: documents found only by meaning are reranked with the lexical top hits."""
+    from logical_pyserini.search import LogicalHybridSearcher, SearchConfig, run_topics
+
+    lexical = LogicalHybridSearcher(str(museum_index), str(dense_index), hybrid.dense.query_encoder,
+                                    leaf_retriever="bm25")
+    query = '"museum" AND "Dutch"'  # lexically only m03 says "Dutch"; Amsterdam museums are Dutch by meaning
+    added = [h.docid for h in lexical.dense_candidates("museum Dutch", 4)]
+    assert len(added) == 4 and len(set(added) - {"m03"}) >= 3
+    assert all(h.raw for h in lexical.dense_candidates("museum Dutch", 2))  # stored text readable for the oracle
+    runs = {}
+    for k in (0, 4):
+        out = tmp_path / f"run{k}.txt"
+        config = SearchConfig(topics="-", output=str(out), hits=12, quiet=True, rerank="orlog", oracle="leaf",
+                              rerank_depth=1, rerank_add_dense=k)
+        report = run_topics(config, searcher=lexical, topics={"q1": query})
+        assert report.searched == 1 and not report.failures
+        runs[k] = [line.split()[2] for line in out.read_text().splitlines()]
+        assert len(runs[k]) == len(set(runs[k]))  # an added document is not listed twice
+    block = {"m03", *added}  # the reranked candidates: the lexical top 1 and the dense top 4
+    assert runs[0][0] == "m03" and not set(added) - {"m03"} <= set(runs[0][:len(block)])
+    assert set(runs[4][: len(block)]) == block
+    bad = SearchConfig(topics="-", output=str(tmp_path / "r.txt"), index=str(museum_index), rerank="orlog",
+                       rerank_add_dense=3)
+    assert "--dense-index" in bad.usage_error()
+    assert "--rerank" in SearchConfig(topics="-", output="r", index="i", dense_index="d",
+                                      rerank_add_dense=3).usage_error()
+    from logical_pyserini.search import LogicalLuceneSearcher
+
+    with pytest.raises(ValueError, match="hybrid searcher"):
+        run_topics(SearchConfig(topics="-", output=str(tmp_path / "r.txt"), rerank="orlog", oracle="leaf",
+                                rerank_add_dense=2), searcher=LogicalLuceneSearcher(str(museum_index)),
+                   topics={"q1": query})
+
+
 def test_hybrid_rejects_different_corpora(museum_index, tmp_path, dense_index, dense):
     from logical_pyserini.search import LogicalHybridSearcher
 

@@ -31,6 +31,8 @@ from logical_pyserini.rerank import (
     fuse,
     get_oracle,
     parse_answer,
+    pool_hits,
+    pool_question,
     program_posterior,
     rerank_summary,
     valuation_parts,
@@ -201,6 +203,22 @@ def test_fusion_keeps_base_order_on_ties_and_low_confidence():
     np.testing.assert_allclose(fuse([0.2, 0.7], [2.0, 2.0], 0.8), [0.16, 0.56])  # equal base scores: no base term
     with pytest.raises(ValueError, match="fusion"):
         OrLogReranker(FixedOracle(table), fusion=1.5)
+
+
+def test_pooled_candidates_are_reranked_once_from_the_lowest_base_score():
+    hits = [Hit(f"d{i}", 10.0 - i) for i in range(6)]
+    extra = [Hit("d1", 0.9), Hit("d4", 0.8), Hit("x", 0.7), Hit("x", 0.6)]  # d1 already in, d4 moves up, x once
+    pooled, depth = pool_hits(hits, extra, 3)
+    assert [h.docid for h in pooled] == ["d0", "d1", "d2", "d4", "x", "d3", "d5"] and depth == 5
+    assert [h.score for h in pooled[3:5]] == [8.0, 8.0]  # the floor of the top 3, not the dense scores
+    # A confident posterior lifts an added document; a doubtful one leaves it under the base candidates.
+    table = {"d0": 0.5, "d1": 0.5, "d2": 0.5, "d4": 0.1, "x": 0.99}
+    new_hits, stats = OrLogReranker(FixedOracle(table), depth=3).rerank(parse_query('"q"'), pooled, depth=depth)
+    assert [h.docid for h in new_hits] == ["x", "d0", "d1", "d2", "d4", "d3", "d5"]
+    assert stats.candidates == 5 and new_hits[0].base_score == 8.0 and new_hits[0].base_rank == 4
+    assert pool_hits(hits[:2], [], 3) == (hits[:2], 2)
+    assert pool_question(Decomp()) == "films not set in Rome"
+    assert pool_question(parse_query('museum AND (Paris OR Rome) AND NOT art')) == "museum Paris Rome"
 
 
 class Decomp:

@@ -6,8 +6,8 @@
 >>> new_hits, stats = reranker.rerank(parse_query('"museum" AND NOT "art"'), hits)  # doctest: +SKIP
 """
 
-from ._base import KNOWLEDGE, RerankedHit, RerankStats, hit_title_text, searcher_doc_text_fn
-from ._cli import add_rerank_arguments, apply_rerank, build_reranker, rerank_summary
+from ._base import KNOWLEDGE, RerankedHit, RerankStats, hit_title_text, pool_hits, searcher_doc_text_fn
+from ._cli import add_rerank_arguments, apply_rerank, build_reranker, pool_question, rerank_summary
 from ._dense import DEFAULT_LAMBDA, DEFAULT_TAU, DenseOracle, fit_calibration
 from ._llm import LLMOracle
 from ._oracle import Entity, Oracle, OracleError, valuation_parts
@@ -22,6 +22,6 @@ __all__ = [
     "OracleError", "OrLogQuery", "OrLogReranker", "RerankStats", "RerankedHit",
     "add_rerank_arguments", "apply_rerank", "available_backends", "build_reranker",
     "fill_statement", "fit_calibration", "formula_program", "fuse", "get_oracle", "hit_title_text",
-    "leaf_statement", "parse_answer", "program_posterior", "rerank_summary", "searcher_doc_text_fn",
+    "leaf_statement", "parse_answer", "pool_hits", "pool_question", "program_posterior", "rerank_summary", "searcher_doc_text_fn",
     "valuation_parts",
 ]

@@ -10,7 +10,8 @@ from typing import Any, Callable, Sequence
 
 from ._oracle import Entity, Oracle
 
-__all__ = ["DEFAULT_FUSION", "KNOWLEDGE", "RerankStats", "RerankedHit", "hit_title_text", "searcher_doc_text_fn"]
+__all__ = ["DEFAULT_FUSION", "KNOWLEDGE", "RerankStats", "RerankedHit", "hit_title_text", "pool_hits",
+           "searcher_doc_text_fn"]
 
 #: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
 #: measured in eval/results/orlog_llm.md and synthetic_llm.md).
@@ -126,6 +127,59 @@ def hit_title_text(hit: Any, searcher: Any = None) -> tuple[str, str | None]:
         first = re.split(r"(?<=[.!?])\s", (text or "").strip(), maxsplit=1)[0]
         title = " ".join(first.split()[:10]).rstrip(".") or str(hit.docid)
     return str(title), text
+
+
+@dataclass
+class _PooledHit:
+    """An added candidate: its own hit (text access) under the base score it is given."""
+
+    hit: Any
+    score: float
+
+    @property
+    def docid(self) -> str:
+        return str(self.hit.docid)
+
+    def __getattr__(self, name: str):
+        hit = self.__dict__.get("hit")
+        if hit is None:
+            raise AttributeError(name)
+        return getattr(hit, name)
+
+
+def pool_hits(hits: Sequence[Any], extra: Sequence[Any], depth: int) -> tuple[list[Any], int]:
+    """Candidates for a reranker: the top ``depth`` hits plus ``extra`` documents not among them.
+
+    An added document gets the lowest base score of the top ``depth`` (it was
+    not ranked there, so it never outranks a base candidate on the base score;
+    only its posterior can lift it).  It is removed from further down the base
+    ranking, so no docid appears twice.
+
+    Parameters
+    ----------
+    hits : sequence
+        The base ranking (``docid``, ``score``), best first.
+    extra : sequence
+        Other candidates (e.g. the top documents of a dense search of the question).
+    depth : int
+        Base hits reranked.
+
+    Returns
+    -------
+    (list, int)
+        The new ranking to hand to the reranker and its rerank depth
+        (``min(depth, len(hits))`` plus the number of documents added).
+    """
+    top = list(hits[:depth])
+    seen = {str(h.docid) for h in top}
+    floor = min((float(h.score) for h in top), default=0.0)
+    added = []
+    for h in extra:
+        if str(h.docid) not in seen:
+            seen.add(str(h.docid))
+            added.append(_PooledHit(h, floor))
+    rest = [h for h in hits[depth:] if str(h.docid) not in seen]
+    return top + added + rest, len(top) + len(added)
 
 
 def searcher_doc_text_fn(searcher: Any) -> DocTextFn:

@@ -11,11 +11,11 @@ import argparse
 import logging
 from typing import Any
 
-from ._base import KNOWLEDGE, BaseReranker, searcher_doc_text_fn
+from ._base import KNOWLEDGE, BaseReranker, pool_hits, searcher_doc_text_fn
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "rerank_summary"]
+__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "pool_question", "rerank_summary"]
 
 _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per run
 
@@ -35,6 +35,12 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
                         "default 0.8 (see README, OrLog reranking).")
+    g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
+                   help="Also rerank the top NUM documents of a dense search of the question (the natural question "
+                        "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
+                        "documents that paraphrase a leaf reach the reranker although no lexical leaf matches them. "
+                        "Needs --index and --dense-index (add --leaf-retriever bm25 to keep the leaves lexical). "
+                        "An added document starts at the lowest base score of the reranked hits. Default 0.")
     g.add_argument("--knowledge", default="parametric+", choices=KNOWLEDGE,
                    help="parametric: entity title only; parametric+: title and document text.")
     if not any(a.dest == "model" for a in parser._actions):
@@ -127,8 +133,30 @@ def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any)
     oracle = getattr(reranker, "oracle", None)
     if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
         oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
-    new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher))
+    depth = None
+    extra = getattr(args, "rerank_add_dense", 0) or 0
+    if extra:
+        try:
+            added = searcher.dense_candidates(pool_question(tree), extra)
+        except Exception as exc:  # noqa: BLE001 - the topic is still reranked, on its base candidates
+            logger.warning("--rerank-add-dense: the dense search failed (%s: %s); base candidates only",
+                           type(exc).__name__, exc)
+            added = []
+        hits, depth = pool_hits(hits, added, reranker.depth)
+    new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher), depth=depth)
     return new_hits
+
+
+def pool_question(query: Any) -> str:
+    """Text to search densely for a query: its natural question when a rewrite kept one, else its positive leaves."""
+    from ..query import Node, positive_terms
+
+    if not isinstance(query, Node):
+        question = getattr(query, "question", "")
+        if question:
+            return str(question)
+        query = query.to_tree() if hasattr(query, "to_tree") else query
+    return " ".join(t.text for t in positive_terms(query))
 
 
 def rerank_summary(args: argparse.Namespace) -> str:

@@ -99,7 +99,7 @@ class LLMReasoner(BaseReranker):
         return text + p["question"]
 
     def rerank(self, query: Any, hits: Sequence[Any],
-               doc_text_fn: DocTextFn | None = None) -> tuple[list[RerankedHit], RerankStats]:
+               doc_text_fn: DocTextFn | None = None, depth: int | None = None) -> tuple[list[RerankedHit], RerankStats]:
         """Rerank one query's hits (same contract as :meth:`OrLogReranker.rerank`)."""
         from ._reranker import fuse
 
@@ -107,7 +107,7 @@ class LLMReasoner(BaseReranker):
         self.history.append(stats)
         try:
             q = OrLogQuery.coerce(query)
-            top = list(hits[: self.depth])
+            top = list(hits[: depth or self.depth])
             stats.candidates = stats.pairs = len(top)
             stats.atoms = len(q.atoms)
             if not top:

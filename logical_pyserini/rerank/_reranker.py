@@ -176,7 +176,7 @@ class OrLogReranker(BaseReranker):
         return matrix
 
     def rerank(self, query: Any, hits: Sequence[Any],
-               doc_text_fn: DocTextFn | None = None) -> tuple[list[RerankedHit], RerankStats]:
+               doc_text_fn: DocTextFn | None = None, depth: int | None = None) -> tuple[list[RerankedHit], RerankStats]:
         """Rerank one query's hits.
 
         Parameters
@@ -189,6 +189,9 @@ class OrLogReranker(BaseReranker):
         doc_text_fn : callable, optional
             ``hit -> (title, text)``; default reads ``hit.raw`` (see
             :func:`hit_title_text`).
+        depth : int, optional
+            Candidates reranked for this query (default: the reranker's
+            ``depth``), e.g. after :func:`pool_hits` added some.
 
         Returns
         -------
@@ -200,7 +203,7 @@ class OrLogReranker(BaseReranker):
         self.history.append(stats)
         try:
             q = OrLogQuery.coerce(query)
-            top = list(hits[: self.depth])
+            top = list(hits[: depth or self.depth])
             stats.candidates, stats.atoms = len(top), len(q.atoms)
             if not top:
                 return [], stats

@@ -129,6 +129,19 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         return HybridSearcher._hybrid_results(self.dense.plain_search(q, depth), self.sparse.plain_search(q, depth),
                                               alpha=1.0, k=k, normalization=True)
 
+    def dense_candidates(self, q: str, k: int) -> list[LogicalHit]:
+        """Top ``k`` documents of a plain dense search of ``q``, as hits whose stored text can be read.
+
+        Reranking adds them to its candidates (``--rerank-add-dense``): a document
+        that paraphrases a leaf is found by meaning although no lexical leaf matches it.
+        """
+        out = []
+        for h in self.dense.plain_search(q, k):
+            key = self._key_of.get(str(h.docid))
+            if key is not None:  # the two indexes hold the same docids (checked at load)
+                out.append(self._hit(str(h.docid), float(h.score), key, {}))
+        return out
+
     def boolean_search(self, q: str | Node, k: int = 10) -> list:
         """The Boolean peer on the Lucene index: a Boolean query is a Lucene construct, so every
         leaf is a BM25 bag of words here whatever its prefix (see ``LogicalLuceneSearcher.boolean_search``)."""

@@ -94,6 +94,7 @@ class SearchConfig:
     rerank: str | None = None
     rerank_depth: int = 20
     rerank_fusion: float | None = None
+    rerank_add_dense: int = 0
     oracle: str = "auto"
     knowledge: str = "parametric+"
     batch_size: int = 16
@@ -121,6 +122,13 @@ class SearchConfig:
             return f"--plain must be one of {', '.join(PLAIN_MODES)}"
         if self.rewrite and self.plain == "text":
             return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
+        if self.rerank_add_dense < 0:
+            return "--rerank-add-dense must be >= 0"
+        if self.rerank_add_dense and not self.rerank:
+            return "--rerank-add-dense adds candidates to a reranker: give --rerank too"
+        if self.rerank_add_dense and not (self.index and self.dense_index) and not searcher_given:
+            return ("--rerank-add-dense searches the question in --dense-index and reads the documents from "
+                    "--index: give both (with --leaf-retriever bm25 the leaves stay lexical)")
         if self.plain == "boolean" and not self.index and not searcher_given:
             return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
         return None
@@ -302,6 +310,9 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     reranker = build_reranker(config)  # a bad --oracle fails here, before any search
     if searcher is None:
         searcher = build_searcher(config, normalizer)
+    if config.rerank_add_dense and not hasattr(searcher, "dense_candidates"):
+        raise ValueError(f"--rerank-add-dense needs a hybrid searcher (--index and --dense-index), not "
+                         f"{type(searcher).__name__}")
     if reranker is not None and lucene_index is not None:
         require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {config.rerank}")
 
