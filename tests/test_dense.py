@@ -70,6 +70,26 @@ def test_single_leaf_ranks_exactly_like_faiss_searcher(dense, dense_index):
     assert [(h.docid, h.score) for h in batch["a"]] == expected
 
 
+def test_dense_search_leaves_the_process_thread_count_alone(dense, hybrid):
+    """Pyserini's FaissSearcher.search sets OpenMP (and so torch) to 1 thread for the whole process; a model
+    running after a dense search (the OrLog oracle) would then use one core."""
+    import torch
+    from pyserini.search.faiss import FaissSearcher
+
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        FaissSearcher.search(dense, "science museum", 3)
+        assert torch.get_num_threads() == 1  # what Pyserini does (if this changes, the guard is moot)
+        torch.set_num_threads(2)
+        dense.plain_search("science museum", 3)
+        dense.search('"science museum"', 3)
+        hybrid.dense_candidates("science museum", 3)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_index_directory_is_what_pyserini_reads(dense_index):
     import faiss
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,7 +122,27 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
 
     def plain_search(self, q: str, k: int = 10) -> list:
         """``FaissSearcher.search`` on the raw text: the baseline that ignores operators."""
-        return FaissSearcher.search(self, q, k)
+        return self._faiss_search(q, k)
+
+    def _faiss_search(self, q: str, k: int) -> list:
+        """``FaissSearcher.search``, leaving the process's thread count as it was.
+
+        Pyserini sets OpenMP to its ``threads`` argument (1) for the whole
+        process on every call; torch shares that runtime, so a language model
+        in the same process (an OrLog oracle after a dense search) then ran on
+        one core: the demo's OrLog(LLM) took twice as long on 2 cores.
+        """
+        import faiss
+
+        threads = faiss.omp_get_max_threads()
+        torch = sys.modules.get("torch")
+        torch_threads = torch.get_num_threads() if torch is not None else None
+        try:
+            return FaissSearcher.search(self, q, k, threads=threads)
+        finally:
+            faiss.omp_set_num_threads(threads)
+            if torch_threads is not None and torch.get_num_threads() != torch_threads:
+                torch.set_num_threads(torch_threads)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     leaf_retriever = "dense"
@@ -137,7 +158,7 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
             return None  # the backend reports the unsupported retriever
         # One leaf is plain dense retrieval: delegate, so the ranking is exactly FaissSearcher's.
         return [self._hit(h.docid, float(h.score), self.leaves.row(h.docid), {})
-                for h in FaissSearcher.search(self, term.text, k)]
+                for h in self._faiss_search(term.text, k)]
 
     def _docids(self, keys: np.ndarray) -> list[str]:
         return self.leaves.docids(keys)
