@@ -117,12 +117,13 @@ def cmd_llm(args) -> None:
         k = args.hits or {"2wiki": 16, "hotpotqa": 14}[dataset]
     if args.max_hops:
         questions = [q for q in questions if q.hops is None or q.hops <= args.max_hops]
-    questions = questions[:: args.every][: args.limit]  # --every: spread the subset over templates
+    questions = questions[:: args.every][args.skip: args.skip + args.limit]  # --every: spread over templates
     dsname = dataset if dataset != "phantomwiki" else Path(args.universe).name
     save = Path(args.save_runs or Path(args.data) / "picot" / "runs" / dsname)
     save.mkdir(parents=True, exist_ok=True)
     note = (f"{len(questions)} questions (every {args.every}-th"
-            f"{f' of those with at most {args.max_hops} hops' if args.max_hops else ''}, first {args.limit}); "
+            f"{f' of those with at most {args.max_hops} hops' if args.max_hops else ''}, "
+            f"{f'after the first {args.skip}, ' if args.skip else ''}first {args.limit}); "
             f"model {model.id} ({args.model_threads} torch thread(s)); BM25 k = {k}"
             f"{f' (SLICE calls: {args.slice_hits})' if args.slice_hits else ''}"
             f"{f', passages cut to {args.max_passage_tokens} tokens' if args.max_passage_tokens else ''}; "
@@ -267,6 +268,8 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--limit", type=int, default=20)
     m.add_argument("--max-hops", type=int, default=None, help="only questions of at most this many hops")
     m.add_argument("--every", type=int, default=1, help="take every N-th question (PhantomWiki files are grouped by template)")
+    m.add_argument("--skip", type=int, default=0, help="skip the first N questions of the --every sample (to split one "
+                   "sample over processes writing to separate --save-runs folders)")
     m.add_argument("--max-evidence-tokens", type=int, default=6000)
     m.add_argument("--max-new-tokens", type=int, default=256)
     m.add_argument("--reader-max-new-tokens", type=int, default=160)

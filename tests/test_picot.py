@@ -241,6 +241,12 @@ def test_plan_and_answer_parsing():
     assert parse_answer("The answer is Rosencrantz and Guildenstern.") == ["Rosencrantz and Guildenstern"]
     assert parse_answer("Thus the answer is 1990. Done.") == ["1990"] and parse_answer("") == []
     assert parse_answer("It is based in Paris. The answer is <answer>Paris, France</answer>.") == ["Paris", "France"]
+    # Replies cut off by the token limit, as the embedded model wrote them with a 48-token cap: no answer, not a
+    # fragment that would be asserted as a fact ("Step 1: Scanning the evidence" became a person before).
+    assert parse_answer("To answer this, let's go step by step.\nStep 1: Scanning the evidence") == []
+    assert parse_answer("1. The evidence provides information about") == []
+    assert parse_answer("Alvaro Smock has 4 friends.") == []  # complete, but no copula: nothing to extract
+    assert parse_answer("Step 2: The friends of Bo Lee are Cy Tan, Di Wu.") == ["Cy Tan", "Di Wu"]
 
 
 def test_cli_symbolic_run_writes_predictions_and_metrics(tiny_index, tmp_path, capsys):
@@ -286,6 +292,7 @@ class ScriptedModel:
 
     def __init__(self):
         self.prompts: list[str] = []
+        self.final_cut = False  # the final reply stops mid-sentence, as at a token limit
 
     def __call__(self, path, body, headers):
         import re
@@ -296,7 +303,7 @@ class ScriptedModel:
             text = "**Query:** job(Y1, pilot(\n**Target:** Y2\n**Definition:**" if len(user) == 1 else self.GOOD
         elif "Notes from a Prolog derivation" in user[-1]:
             gave = re.search(r"<prolog>\n(.*)\n</prolog>", user[-1]).group(1)
-            text = f"The notes give it. The answer is {gave}."
+            text = "Step 1: The notes say that" if self.final_cut else f"The notes give it. The answer is {gave}."
         else:
             q = re.search(r"<question>\n(.*)\n</question>", user[-1]).group(1)
             text = f"From the evidence. The answer is {self.READER.get(q, 'none')}."
@@ -326,6 +333,12 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
         [row_cut] = run_questions([q], cut, Schema({}), LuceneRetriever(tmp_path / "idx", corpus),
                                   get_model("openai:scripted", base_url=url, api_key="x", cache=None),
                                   progress=False)
+        cut_prompts = list(script.prompts)
+        script.final_cut = True  # (another wording: the model layer's answer cache would repeat the reply)
+        q2 = Question("q2", "Who is a friend of the person whose occupation is pilot?", ["Bo Lee"])
+        [row_fallback] = run_questions([q2], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus),
+                                       get_model("openai:scripted", base_url=url, api_key="x", cache=None),
+                                       progress=False)
     finally:
         server.shutdown()
         server.server_close()
@@ -333,16 +346,18 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
     assert [a["ok"] for a in row["plan_attempts"]] == [False, True]          # one repair round
     assert "syntax error" in row["plan_attempts"][0]["error"]
     assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"] and row["prolog_answer"] == ["Bo Lee"]
-    assert row["prediction"] == ["Bo Lee"] and row["em"] == 1.0
+    assert row["prediction"] == ["Bo Lee"] and row["em"] == 1.0 and "answer_from" not in row
+    # A final reply cut off before its answer: the Prolog answer stands (and says so), not a fragment.
+    assert row_fallback["prediction"] == ["Bo Lee"] and row_fallback["answer_from"] == "prolog"
     assert row["model_calls"] == 2 + 2 + 1                                    # plan x2, SLICE x2, final
     assert row["retriever_calls"] == 3                                        # SLICE x2 + the question itself
-    final = script.prompts[-1]
+    final = cut_prompts[-1]
     assert "Bo Lee is a friend of Ann Ray." in final                          # notes verbalise the facts
     assert "The occupation of Ann Ray is pilot." in final                     # passages are in the prompt
     assert all(len(c["docs"]) == 1 for s in row_cut["trajectory"] for c in s["calls"])
     assert row_cut["retriever_calls"] == 3 and row_cut["prolog_answer"] == ["Bo Lee"]
-    assert "<document>\n# Ann Ray The\n</document>" in script.prompts[-1]
-    passages_part = script.prompts[-1].split("(END EVIDENCE)")[0]
+    assert "<document>\n# Ann Ray The\n</document>" in cut_prompts[-1]
+    passages_part = cut_prompts[-1].split("(END EVIDENCE)")[0]
     assert "The occupation of Ann Ray is pilot." not in passages_part   # only the notes still state it
 
 

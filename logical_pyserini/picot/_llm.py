@@ -62,8 +62,11 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
 
     The answer is the first sentence after the last "The answer is" (small models often go on
     explaining after it).  Without that phrase, the reply's last sentence is used, reduced to what
-    follows its last copula ("The husband of Ann is Bo Lee." -> "Bo Lee").  Markdown emphasis,
-    ``<answer>`` tags and quotes are stripped; an Oxford ", and " separates like ``sep``.
+    follows its last copula ("The husband of Ann is Bo Lee." -> "Bo Lee"), but only when that
+    sentence is complete and has a copula: a reply cut off by the token limit ("Step 1: Scanning
+    the evidence") gives no answer rather than a fragment that would be asserted as a fact.
+    Markdown emphasis, ``<answer>`` tags and quotes are stripped; an Oxford ", and " separates
+    like ``sep``.
     """
     # Small models copy the prompt's placeholder: "The answer is <answer>Paris</answer>."
     text = re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)
@@ -75,11 +78,15 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
         body = (_sentences(line) or [""])[0]
     else:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-        body = (_sentences(lines[-1].strip()) if lines else [""])[-1] if lines else ""
+        if not lines or not re.search(r"[.!?][\"')\]]*$", lines[-1].strip()):
+            return []  # cut off mid-sentence (or empty): no answer, not a fragment
+        body = _sentences(lines[-1].strip())[-1]
         c = None
         for c in _COPULA.finditer(body):
             pass
-        body = c.group(1) if c else body
+        if c is None:
+            return []
+        body = c.group(1)
     body = body.strip().strip(".").strip()
     body = re.sub(r",?\s+and\s+(?=[^,]+$)", sep, body) if sep.strip() == "," and "," in body else body
     parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]

@@ -114,6 +114,10 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             passages = res.passages + [p for p in extra if p.docid not in seen]
         row["prediction"], row["reply"] = _final_answer(ctx, q, passages, res.notes, res.answers)
         row["model_calls"] += 1
+        if not row["prediction"] and res.answers:
+            # The final reply gave no answer (cut off, or none stated): the Prolog answer stands.
+            log.warning("question %s: no answer in the final reply; using the Prolog answer", q.qid)
+            row["prediction"], row["answer_from"] = list(res.answers), "prolog"
     row["retriever_calls"] = calls
     return row
 
