@@ -1,6 +1,6 @@
 """The language-model parts of π-CoT, through :mod:`logical_pyserini.models` only: the planner
 (question -> Prolog query, target, definitions; checked by SWI-Prolog, one repair round), the
-chain-of-thought reader for SLICE, and the final answer prompts shared with the baselines."""
+reader for SLICE, and the final answer prompts shared with the baselines."""
 
 from __future__ import annotations
 
@@ -197,9 +197,11 @@ class Planner:
 
 
 class LLMReader(Reader):
-    """The seed's chain-of-thought reader (appendix A.2): fact extraction answers the question
-    template from the passages; fact verification asks the entailment question and reads True/False
-    from the chain of thought, or (``verify='logit'``) from P(True) of the model's first token."""
+    """The seed's reader (appendix A.2): fact extraction answers the question template from the
+    passages; fact verification asks the entailment question and reads True/False from the reply,
+    or (``verify='logit'``) from P(True) of the model's first token.  The prompt (``picot-3``) asks
+    for the answer first and then one sentence of evidence: the seed's order, reasoning first, left
+    the embedded 1.5B model's replies cut off before their answer at 48-128 new tokens."""
 
     name = "llm"
 
