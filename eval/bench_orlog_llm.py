@@ -101,12 +101,6 @@ def main(argv=None) -> int:
         ensure_dense_index(data / "corpus.jsonl", Path(args.pool_index))
         pool = LogicalHybridSearcher(args.index, args.pool_index, leaf_retriever="bm25")
 
-    def candidates(q: str, depth: int) -> tuple[list, int | None]:
-        """The base run, plus (--add-dense) the dense top K of the question that it did not rank in the top depth."""
-        if pool is None:
-            return base[q], None
-        return pool_hits(base[q], pool.dense_candidates(natural[q], args.add_dense), depth)
-
     runs: dict[str, dict[str, list]] = {"bm25 (question)": {}, "Boolean peer (gold logic)": {},
                                         "ITLR (gold logic)": {}, "ITLR on the LLM rewrite (base)": {}}
     if first is not searcher:
@@ -126,6 +120,12 @@ def main(argv=None) -> int:
             runs["ITLR hybrid (gold logic)"][q] = first.search(gold, k=100)
         print(f"[bench] {q}: {natural[q]!r} -> {rw.tree}", file=sys.stderr)
     base = runs["ITLR on the LLM rewrite (base)"]
+
+    def candidates(q: str, depth: int) -> tuple[list, int | None]:
+        """The base run, plus (--add-dense) the dense top K of the question that it did not rank in the top depth."""
+        if pool is None:
+            return base[q], None
+        return pool_hits(base[q], pool.dense_candidates(natural[q], args.add_dense), depth)
 
     costs = {}
     fusion = DEFAULT_FUSION if args.fusion is None else args.fusion

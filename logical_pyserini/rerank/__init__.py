@@ -22,6 +22,6 @@ __all__ = [
     "OracleError", "OrLogQuery", "OrLogReranker", "RerankStats", "RerankedHit",
     "add_rerank_arguments", "apply_rerank", "available_backends", "build_reranker",
     "fill_statement", "fit_calibration", "formula_program", "fuse", "get_oracle", "hit_title_text",
-    "leaf_statement", "parse_answer", "pool_hits", "pool_question", "program_posterior", "rerank_summary", "searcher_doc_text_fn",
-    "valuation_parts",
+    "leaf_statement", "parse_answer", "pool_hits", "pool_question", "program_posterior", "rerank_summary",
+    "searcher_doc_text_fn", "valuation_parts",
 ]

@@ -138,9 +138,8 @@ class LogicalFaissSearcher(LogicalSearchMixin, FaissSearcher):
         torch = sys.modules.get("torch")
         torch_threads = torch.get_num_threads() if torch is not None else None
         try:
-            return FaissSearcher.search(self, q, k, threads=threads)
+            return FaissSearcher.search(self, q, k, threads=threads)  # OpenMP stays at ``threads``
         finally:
-            faiss.omp_set_num_threads(threads)
             if torch_threads is not None and torch.get_num_threads() != torch_threads:
                 torch.set_num_threads(torch_threads)
 
