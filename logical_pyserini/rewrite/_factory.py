@@ -11,7 +11,8 @@ from ._types import Decomposition, Rewriter
 
 __all__ = ["REWRITERS", "SPEC_HELP", "decompose", "get_rewriter"]
 
-SPEC_HELP = "rules | rules:explicit | llm (the --model language model) | llm:MODEL_SPEC | hf:PATH | openai:NAME"
+SPEC_HELP = ("rules | rules:explicit | llm (the --model language model) | llm:MODEL_SPEC | llm-draft[:MODEL_SPEC] "
+             "(the model corrects the rules' draft) | hf:PATH | openai:NAME")
 
 
 def _rules(arg: str, options: dict[str, Any]) -> Rewriter:
@@ -20,14 +21,14 @@ def _rules(arg: str, options: dict[str, Any]) -> Rewriter:
     return RuleRewriter(implicit=not arg)
 
 
-def _llm(arg: str, options: dict[str, Any]) -> Rewriter:
+def _llm(arg: str, options: dict[str, Any], draft: bool = False) -> Rewriter:
     from ..models import get_model
 
     model = options.pop("model", None)
     kwargs = {k: options.pop(k) for k in ("max_new_tokens",) if options.get(k)}
     if model is None or arg:
         model = get_model(arg or "embedded", **{k: v for k, v in options.items() if v is not None})
-    return LLMRewriter(model, **kwargs)
+    return LLMRewriter(model, draft=draft, **kwargs)
 
 
 def _named(kind: str) -> Callable[[str, dict[str, Any]], Rewriter]:
@@ -41,7 +42,8 @@ def _bad(kind: str) -> Rewriter:
 
 #: ``--rewrite`` kinds: name -> builder(arg, options).
 REWRITERS: dict[str, Callable[[str, dict[str, Any]], Rewriter]] = {
-    "rules": _rules, "llm": _llm, "hf": _named("hf"), "openai": _named("openai"),
+    "rules": _rules, "llm": _llm, "llm-draft": lambda arg, options: _llm(arg, options, draft=True),
+    "hf": _named("hf"), "openai": _named("openai"),
 }
 
 
@@ -54,7 +56,8 @@ def get_rewriter(spec: str = "rules", **options: Any) -> Rewriter:
         ``rules``; ``rules:explicit`` (connective-driven rules only); ``llm``
         (the language model passed as ``model=``, else the embedded one);
         ``llm:MODEL_SPEC`` with any :func:`logical_pyserini.models.get_model`
-        spec; ``hf:PATH`` and ``openai:NAME`` (older spellings).
+        spec; ``llm-draft`` / ``llm-draft:MODEL_SPEC`` (the model is shown the
+        rules' query as a draft to keep or correct); ``hf:PATH`` and ``openai:NAME`` (older spellings).
     **options
         ``model`` (a LanguageModel), ``max_new_tokens``, or options for
         ``get_model`` (``base_url``, ``api_key``, ``concurrency``, ``cache``, ``timeout``).

@@ -21,18 +21,26 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def build_messages(prompt: dict[str, Any], question: str) -> list[dict[str, str]]:
+def build_messages(prompt: dict[str, Any], question: str, draft: str | None = None) -> list[dict[str, str]]:
     """Chat messages for ``question``: system, few-shot turns, then the request.
 
-    The question is inserted JSON-encoded (quotes, backslashes and newlines
-    escaped) into its own user turn, so no question text can close the data
-    field, start a new line that looks like an instruction, or add a turn.
+    The question (and, for a prompt with a ``{draft}`` field, the rule
+    rewriter's draft query) is inserted JSON-encoded (quotes, backslashes and
+    newlines escaped) into its own user turn, so no question text can close
+    the data field, start a new line that looks like an instruction, or add a
+    turn.
     """
+    def user(q: str, d: str | None) -> str:
+        fields = {"question": json.dumps(q, ensure_ascii=False)}
+        if d is not None:
+            fields["draft"] = json.dumps(d, ensure_ascii=False)
+        return fill(prompt["user"], **fields)
+
     messages = [{"role": "system", "content": prompt["system"]}]
     for example in prompt.get("examples", []):
-        messages.append({"role": "user", "content": fill(prompt["user"], question=json.dumps(example["question"]))})
+        messages.append({"role": "user", "content": user(example["question"], example.get("draft"))})
         messages.append({"role": "assistant", "content": example["answer"]})
-    messages.append({"role": "user", "content": fill(prompt["user"], question=json.dumps(question, ensure_ascii=False))})
+    messages.append({"role": "user", "content": user(question, draft)})
     return messages
 
 
@@ -58,6 +66,11 @@ class LLMRewriter:
         Most atoms accepted in one answer.
     max_new_tokens : int
         Generation limit per reply.
+    draft : bool
+        Show the model the rule rewriter's query for each clause as a draft to
+        keep or correct (prompt ``rewrite_draft``, ``--rewrite llm-draft``):
+        a small model then keeps the rules' structure where they are right and
+        mends their fragment leaves, instead of re-deriving the structure.
 
     Attributes
     ----------
@@ -67,8 +80,12 @@ class LLMRewriter:
     """
 
     def __init__(self, model: Any, *, fallback: RuleRewriter | None = None, prompt: str = "rewrite",
-                 decompose_prompt: str = "decompose", max_leaves: int = 8, max_new_tokens: int = 160):
+                 decompose_prompt: str = "decompose", max_leaves: int = 8, max_new_tokens: int = 160,
+                 draft: bool = False):
         self.model = model
+        self.draft = bool(draft)
+        if self.draft and prompt == "rewrite":
+            prompt = "rewrite_draft"
         self.fallback = fallback or RuleRewriter()
         self.prompt = load_prompt(prompt)
         self.decompose_prompt = load_prompt(decompose_prompt)
@@ -114,7 +131,8 @@ class LLMRewriter:
                                                 for op in gaps))
             return tree
 
-        tree, source, tokens = self._ask(self.prompt, question, check)
+        draft = str(self.fallback.tree(question)) if self.draft else None
+        tree, source, tokens = self._ask(self.prompt, question, check, draft)
         if tree is None:
             return self.fallback.tree(question), source, tokens
         return scope_trailing_exclusion(question, tree), source, tokens
@@ -127,12 +145,12 @@ class LLMRewriter:
             return Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
         return Decomposition(question, *parts, source=source, parse_tokens=tokens)
 
-    def _ask(self, prompt: dict[str, Any], question: str,
-             check: Callable[[str, bool], T]) -> tuple[T | None, str, int]:
+    def _ask(self, prompt: dict[str, Any], question: str, check: Callable[[str, bool], T],
+             draft: str | None = None) -> tuple[T | None, str, int]:
         """``(value, source, tokens spent)``; value None means "use the fallback"."""
         from ..models import ModelError
 
-        messages = build_messages(prompt, question)
+        messages = build_messages(prompt, question, draft)
         tokens = 0
         for source in ("llm", "repaired"):
             self.stats["model_calls"] += 1
