@@ -137,6 +137,33 @@ def test_rewrite_then_search_records_the_rewrites(tmp_path, museum_index, search
     assert "rewrite: rules=2" in capsys.readouterr().err
 
 
+def test_llm_draft_rewrite_from_the_cli_sees_the_rules_draft(tmp_path, museum_index, capsys):
+    from stub_server import serve
+
+    asked = []
+
+    def reply(path, body, headers):
+        asked.append(body["messages"][-1]["content"])
+        return {"choices": [{"message": {"content": '"museums in Paris" AND NOT "art museums"'}}]}
+
+    server, url = serve(reply)
+    try:
+        topics = tmp_path / "natural.tsv"
+        topics.write_text("q1\tmuseums in Paris that are not art museums\n")
+        run = tmp_path / "run.txt"
+        code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
+                            "--rewrite", "llm-draft", "--model", "openai:stub", "--base-url", url,
+                            "--api-key", "sk-test", "--rewrite-guard", "off", "--hits", "3", "--quiet"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 0 and len(asked) == 1
+    assert 'Draft (JSON string): "\\"museums in Paris\\" AND NOT \\"art museums\\""' in asked[0]
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    assert rewrites["q1"] == '"museums in Paris" AND NOT "art museums"'
+    assert run.read_text().startswith("q1 Q0 ")
+
+
 def test_orlog_rerank_from_the_cli(tmp_path, museum_index, topics, capsys):
     run = tmp_path / "run.txt"
     code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),

@@ -97,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     rw = p.add_argument_group("rewriting (natural-language topics)")
     rw.add_argument("--rewrite", default=None, metavar="SPEC",
                     help="Rewrite each topic into the query language before searching: rules | rules:explicit | "
-                    "llm (the --model language model) | llm:MODEL_SPEC.  The rewrites are written to OUTPUT.rewrites.tsv.")
+                    "llm (the --model language model) | llm:MODEL_SPEC | llm-draft[:MODEL_SPEC] (the model keeps or "
+                    "corrects the rules' query).  The rewrites are written to OUTPUT.rewrites.tsv.")
     rw.add_argument("--rewrite-guard", default="propose", choices=("off", "on", "propose"),
                     help="Do no harm: keep the whole question as the positive leaf (a short question's reliable "
                     "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "

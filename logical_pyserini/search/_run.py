@@ -260,7 +260,7 @@ def _build_rewriter(config: SearchConfig):
         return None
     from ..rewrite import get_rewriter
 
-    if config.rewrite.partition(":")[0] == "llm" and ":" not in config.rewrite:
+    if config.rewrite in ("llm", "llm-draft"):  # the model the --model flags select
         from ..models import model_from_args
 
         return get_rewriter(config.rewrite, model=model_from_args(config, install=config.install_model))
