@@ -235,6 +235,11 @@ def test_plan_and_answer_parsing():
     assert parse_answer("The answer is Alvaro Smock, Barabara Beltran.\n\nTo arrive at this answer, I analyzed "
                         "the evidence, which is long.") == ["Alvaro Smock", "Barabara Beltran"]
     assert parse_answer("The husband of Lannie Smock is Alvaro Smock.") == ["Alvaro Smock"]
+    # replies the embedded model wrote: the last copula gives the answer, a relative clause after it is commentary
+    assert parse_answer("The hobby of the person whose occupation is theatre manager is radio-controlled car "
+                        "racing.") == ["radio-controlled car racing"]
+    assert parse_answer("The husband of Lannie Smock is Lissa Coe, who has a hobby of cricket.") == ["Lissa Coe"]
+    assert parse_answer("The answer is Bo Lee, whose hobby is chess.") == ["Bo Lee"]
     assert parse_answer("The answer is J. R. R. Tolkien. He wrote it.") == ["J. R. R. Tolkien"]
     assert parse_answer("The answer is St. Louis. Yes.") == ["St. Louis"]
     assert parse_answer("The answer is **Bo Lee, Cy Tan and Di Wu**.") == ["Bo Lee", "Cy Tan", "Di Wu"]

@@ -39,7 +39,10 @@ def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = N
     return text
 
 
-_COPULA = re.compile(r"\b(?:is|are|was|were)\s+(.+)$", re.IGNORECASE | re.DOTALL)
+# Greedy prefix: the *last* copula ("The hobby of the person whose occupation is X is Y" -> "Y").
+_COPULA = re.compile(r"^.*\b(?:is|are|was|were)\s+(.+)$", re.IGNORECASE | re.DOTALL)
+# An appositive relative clause after the answer is commentary: "Lissa Coe, who has a hobby of ..." -> "Lissa Coe".
+_RELATIVE = re.compile(r",\s+(?:who|whom|whose|which|where)\b.*$", re.IGNORECASE | re.DOTALL)
 _ABBREV = {"st", "mr", "mrs", "ms", "dr", "jr", "sr", "no", "vs", "mt", "ft", "co", "inc", "ltd"}
 
 
@@ -65,8 +68,8 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
     follows its last copula ("The husband of Ann is Bo Lee." -> "Bo Lee"), but only when that
     sentence is complete and has a copula: a reply cut off by the token limit ("Step 1: Scanning
     the evidence") gives no answer rather than a fragment that would be asserted as a fact.
-    Markdown emphasis, ``<answer>`` tags and quotes are stripped; an Oxford ", and " separates
-    like ``sep``.
+    Markdown emphasis, ``<answer>`` tags, quotes and a trailing relative clause (", who ...")
+    are stripped; an Oxford ", and " separates like ``sep``.
     """
     # Small models copy the prompt's placeholder: "The answer is <answer>Paris</answer>."
     text = re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)
@@ -81,13 +84,11 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
         if not lines or not re.search(r"[.!?][\"')\]]*$", lines[-1].strip()):
             return []  # cut off mid-sentence (or empty): no answer, not a fragment
         body = _sentences(lines[-1].strip())[-1]
-        c = None
-        for c in _COPULA.finditer(body):
-            pass
+        c = _COPULA.match(body)
         if c is None:
             return []
         body = c.group(1)
-    body = body.strip().strip(".").strip()
+    body = _RELATIVE.sub("", body.strip()).strip().strip(".").strip()
     body = re.sub(r",?\s+and\s+(?=[^,]+$)", sep, body) if sep.strip() == "," and "," in body else body
     parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
     return [p for p in parts if p]
