@@ -240,6 +240,8 @@ def test_plan_and_answer_parsing():
                         "racing.") == ["radio-controlled car racing"]
     assert parse_answer("The husband of Lannie Smock is Lissa Coe, who has a hobby of cricket.") == ["Lissa Coe"]
     assert parse_answer("The answer is Bo Lee, whose hobby is chess.") == ["Bo Lee"]
+    assert parse_answer("It is racing. The answer is <radio-controlled car racing>.") == ["radio-controlled car racing"]
+    assert parse_answer("The answer is <answer>\nThe answer is <answer>\nThe answer is <answer>") == []
     assert parse_answer("The answer is J. R. R. Tolkien. He wrote it.") == ["J. R. R. Tolkien"]
     assert parse_answer("The answer is St. Louis. Yes.") == ["St. Louis"]
     assert parse_answer("The answer is **Bo Lee, Cy Tan and Di Wu**.") == ["Bo Lee", "Cy Tan", "Di Wu"]

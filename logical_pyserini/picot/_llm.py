@@ -90,8 +90,11 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
         body = c.group(1)
     body = _RELATIVE.sub("", body.strip()).strip().strip(".").strip()
     body = re.sub(r",?\s+and\s+(?=[^,]+$)", sep, body) if sep.strip() == "," and "," in body else body
-    parts = [p.strip().strip('"').strip("'").strip() for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
-    return [p for p in parts if p]
+    # "<radio-controlled car racing>": the placeholder's brackets kept around the answer.
+    parts = [p.strip().strip('"').strip("'").strip().strip("<>").strip()
+             for p in re.split(re.escape(sep.strip()) + r"\s*", body)]
+    # "The answer is <answer>\nThe answer is ...": a reply that repeats the template states no answer.
+    return [p for p in parts if p and not re.match(r"the answer is\b", p, re.IGNORECASE)]
 
 
 _PLAN = re.compile(r"\*\*Query:\*\*\s*(?P<query>.+?)\s*\*\*Target:\*\*\s*(?P<target>\S+)\s*\*\*Definition:\*\*\s*(?P<defs>.*)$",
