@@ -245,6 +245,42 @@ def cmd_report(args) -> None:
     log(f"wrote {args.output}")
 
 
+#: methods whose prediction is the parse of their one saved reply (π-CoT's also depends on its Prolog answer)
+REPARSABLE = ("rag", "cot")
+
+
+def cmd_reparse(args) -> None:
+    """Copy saved runs to ``--output``, re-parsing the final reply of one-reply methods with today's answer
+    parser and rescoring (no model call); other rows and every ``.meta.json`` are copied unchanged."""
+    from logical_pyserini._io import atomic_write_text
+    from logical_pyserini.picot import score
+    from logical_pyserini.picot._llm import parse_answer, prompts
+
+    src, out = Path(args.runs), Path(args.output)
+    if src.resolve() == out.resolve():
+        raise SystemExit("reparse: --output must differ from --runs")
+    out.mkdir(parents=True, exist_ok=True)
+    sep = prompts()["answer_sep"]
+    for meta_path in sorted(src.glob("*.meta.json")):
+        stem = meta_path.name[: -len(".meta.json")]
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        rows, changed = _saved_rows(src, stem), 0
+        if meta["spec"].split("@")[0] in REPARSABLE:
+            for r in rows:
+                if r.get("reply") is None:
+                    continue
+                pred = parse_answer(r["reply"], sep)
+                if pred != r["prediction"]:
+                    changed += 1
+                    r["prediction"] = pred
+                    r["em"], r["f1"] = score(pred, r["gold"], args.score_mode)
+        meta["note"] = meta.get("note", "") + (f"; predictions re-parsed from the saved replies ({changed} changed, "
+                                               "no model call)" if meta["spec"].split("@")[0] in REPARSABLE else "")
+        atomic_write_text(out / meta_path.name, json.dumps(meta, ensure_ascii=False, indent=1))
+        atomic_write_text(out / f"{stem}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        log(f"{stem}: {len(rows)} rows, {changed} re-parsed predictions changed")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = base_parser(__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -283,6 +319,13 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--save-runs", default=None)
     m.add_argument("--quiet", action="store_true")
     m.set_defaults(func=cmd_llm)
+    rp = sub.add_parser("reparse", help="re-parse saved RAG / CoT replies with the current answer parser")
+    rp.add_argument("--runs", required=True, help="a saved-runs folder (--save-runs of llm)")
+    rp.add_argument("--output", required=True, help="the folder to write (a copy with re-parsed predictions)")
+    rp.add_argument("--score-mode", default="set", choices=["set", "token"],
+                    help="set (PhantomWiki) or token (HotpotQA / 2Wiki)")
+    rp.set_defaults(func=cmd_reparse)
+
     r = sub.add_parser("report", help="rewrite a table from saved runs")
     r.add_argument("--runs", nargs="+", required=True, help="saved-runs folders (--save-runs of llm)")
     r.add_argument("--titles", nargs="+", required=True, help="one section title per folder")

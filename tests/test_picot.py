@@ -406,3 +406,29 @@ def test_bench_report_reads_finished_and_cut_short_runs(tmp_path):
     assert text.count("python eval/bench_picot.py llm") == 1                  # one process, listed once
     assert "| picot | 2 | 100.0 ± 0.0 |" in text and "| rag | 3 | 0.0 ± 0.0 |" in text
     assert "| picot | rag | 2 | 100.0 | 2 / 0 / 0 | 0.5 |" in text          # paired over a, b only
+
+
+def test_bench_reparse_rescores_saved_replies_of_one_reply_methods_only(tmp_path):
+    """eval/bench_picot.py reparse: a RAG row's saved reply is parsed again and rescored; a π-CoT row
+    (its answer also depends on the Prolog answer) and the source folder are left as they were."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_picot", Path(__file__).parents[1] / "eval" / "bench_picot.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    reply = "The hobby of the person whose occupation is pilot is chess."
+    old = {"qid": "a", "hops": 2, "em": 0.0, "f1": 0.0, "prediction": ["pilot is chess"], "gold": ["chess"],
+           "reply": reply, "retriever_calls": 1, "model_calls": 1, "seconds": 1.0}
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    for stem in ("rag", "picot"):
+        (src / f"{stem}.meta.json").write_text(json.dumps({"spec": stem, "command": "c", "note": "n"}))
+        (src / f"{stem}.jsonl").write_text(json.dumps(old) + "\n")
+    bench.main(["reparse", "--runs", str(src), "--output", str(out)])
+    rag = json.loads((out / "rag.jsonl").read_text())
+    assert rag["prediction"] == ["chess"] and rag["em"] == 1.0 and rag["f1"] == 1.0
+    assert json.loads((out / "picot.jsonl").read_text())["prediction"] == ["pilot is chess"]
+    assert "1 changed" in json.loads((out / "rag.meta.json").read_text())["note"]
+    assert json.loads((src / "rag.jsonl").read_text())["prediction"] == ["pilot is chess"]
+    with pytest.raises(SystemExit):
+        bench.main(["reparse", "--runs", str(src), "--output", str(src)])
