@@ -105,7 +105,8 @@ def scored(ns, argv) -> None:
                      "groups (its certain members together, the uncertain rest together); `members` (after, "
                      "the default) projects each of its 256 best entities as a crisp head, scales by the "
                      "entity's score and keeps the max per tail (CQD's max over intermediate entities). No "
-                     "learned embeddings; product t-norm for intersection, max for union, 1-x for negation.")
+                     "learned embeddings; product t-norm for intersection, probabilistic sum 1-prod(1-v) for union "
+                     "(`--union max` before 2026-11-24), 1-x for negation.")
     lines += C.md_table(["method", *TYPES], _seed_rows() + [
         _row(f"scored, rules, {ns.per_type}/type", rules),
         _row(f"scored, logistic group (before), {ns.per_type}/type", before),
@@ -164,11 +165,12 @@ def embedding(ns, argv) -> None:
                      C.command(__file__, argv),
                      "Graph = train+valid; hard answers scored, easy ones filtered; filtered MRR in percent; all "
                      "rows run the same queries. `logistic` = the graph-feature projection (rules, co-tail walk, "
-                     "popularity; fitted on 5% held-out edges). `embedding` = the ComplEx-N3 link predictor's "
+                     "popularity, head breadth; fitted on 5% held-out edges). `embedding` = the ComplEx-N3 link predictor's "
                      "log-probability alone, calibrated by a one-feature logistic fit on valid.txt edges (which it "
                      "was not trained on). `fused` = the graph features and the log-probability in one logistic "
                      "model fitted on the same valid edges. All: member-wise projection of fuzzy sets (256 best "
-                     "members, max over members), product t-norm, max for union, 1-x for negation.",
+                     "members, max over members), product t-norm, probabilistic sum for union, 1-x for negation; "
+                     "every train+valid answer filtered (BetaE's test_step).",
                      f"Link predictor `{path.name}`: ComplEx-N3 rank {info.get('rank')}, trained 1-vs-all on "
                      f"train.txt only ({info.get('train_triples')} triples, sha {info.get('train_sha256')}), best "
                      f"epoch {info.get('best_epoch')} of {info.get('epochs_run')} by filtered tail MRR on "
