@@ -821,6 +821,7 @@ def test_llm_draft_shows_the_rules_query_and_takes_the_models_correction(stub):
     stub_model = _openai(stub).model
     rw = get_rewriter("llm-draft", model=stub_model)
     assert rw.draft and rw.prompt["version"].startswith("rewrite-draft")
+    assert LLMRewriter(stub_model, prompt="rewrite_draft").draft  # the prompt's {draft} field is always filled
     rewrite = rw.rewrite(question)
     assert rewrite.source == "llm" and rewrite.query == '"ferns of Tasmania" OR "mosses of Tasmania"'
     last = stub.requests[0]["body"]["messages"][-1]["content"]

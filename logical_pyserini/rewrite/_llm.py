@@ -88,6 +88,7 @@ class LLMRewriter:
             prompt = "rewrite_draft"
         self.fallback = fallback or RuleRewriter()
         self.prompt = load_prompt(prompt)
+        self.draft = self.draft or "{draft}" in self.prompt["user"]  # a draft prompt always gets its draft
         self.decompose_prompt = load_prompt(decompose_prompt)
         self.max_leaves = max_leaves
         self.max_new_tokens = int(max_new_tokens)
