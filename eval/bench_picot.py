@@ -265,7 +265,8 @@ def cmd_reparse(args) -> None:
         stem = meta_path.name[: -len(".meta.json")]
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         rows, changed = _saved_rows(src, stem), 0
-        if meta["spec"].split("@")[0] in REPARSABLE:
+        reparsable = meta["spec"].split("@")[0] in REPARSABLE
+        if reparsable:
             for r in rows:
                 if r.get("reply") is None:
                     continue
@@ -274,8 +275,9 @@ def cmd_reparse(args) -> None:
                     changed += 1
                     r["prediction"] = pred
                     r["em"], r["f1"] = score(pred, r["gold"], args.score_mode)
-        meta["note"] = meta.get("note", "") + (f"; predictions re-parsed from the saved replies ({changed} changed, "
-                                               "no model call)" if meta["spec"].split("@")[0] in REPARSABLE else "")
+        if reparsable:
+            meta["note"] = (meta.get("note", "")
+                            + f"; predictions re-parsed from the saved replies ({changed} changed, no model call)")
         atomic_write_text(out / meta_path.name, json.dumps(meta, ensure_ascii=False, indent=1))
         atomic_write_text(out / f"{stem}.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         log(f"{stem}: {len(rows)} rows, {changed} re-parsed predictions changed")

@@ -71,6 +71,7 @@ class LLMRewriter:
         keep or correct (prompt ``rewrite_draft``, ``--rewrite llm-draft``):
         a small model then keeps the rules' structure where they are right and
         mends their fragment leaves, instead of re-deriving the structure.
+        Any prompt whose user turn has a ``{draft}`` field gets the draft.
 
     Attributes
     ----------
@@ -83,12 +84,9 @@ class LLMRewriter:
                  decompose_prompt: str = "decompose", max_leaves: int = 8, max_new_tokens: int = 160,
                  draft: bool = False):
         self.model = model
-        self.draft = bool(draft)
-        if self.draft and prompt == "rewrite":
-            prompt = "rewrite_draft"
         self.fallback = fallback or RuleRewriter()
-        self.prompt = load_prompt(prompt)
-        self.draft = self.draft or "{draft}" in self.prompt["user"]  # a draft prompt always gets its draft
+        self.prompt = load_prompt("rewrite_draft" if draft and prompt == "rewrite" else prompt)
+        self.draft = "{draft}" in self.prompt["user"]  # the rules' draft is computed only where the prompt shows it
         self.decompose_prompt = load_prompt(decompose_prompt)
         self.max_leaves = max_leaves
         self.max_new_tokens = int(max_new_tokens)
