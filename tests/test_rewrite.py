@@ -831,6 +831,22 @@ def test_llm_draft_shows_the_rules_query_and_takes_the_models_correction(stub):
         assert example["draft"] == str(RuleRewriter().tree(example["question"])), example["question"]
 
 
+def test_model_factory_is_called_only_by_specs_that_need_the_default_model(stub):
+    stub_model = _openai(stub).model
+    made = []
+
+    def factory():
+        made.append(1)
+        return stub_model
+
+    assert isinstance(get_rewriter("rules", model_factory=factory), RuleRewriter) and not made
+    assert get_rewriter("llm-draft", model_factory=factory).model is stub_model and made == [1]
+    assert get_rewriter("llm", model_factory=factory).model is stub_model and made == [1, 1]
+    # a spec that names its model uses that one, not the factory's
+    named = get_rewriter("llm:openai:other", model_factory=factory, base_url=stub.url)
+    assert named.model.id == f"openai:other@{stub.url}" and made == [1, 1]
+
+
 @pytest.mark.parametrize("question", HOSTILE)
 def test_hostile_question_cannot_change_the_draft_prompt(question):
     prompt = load_prompt("rewrite_draft")

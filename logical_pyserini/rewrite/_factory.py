@@ -25,9 +25,12 @@ def _llm(arg: str, options: dict[str, Any], draft: bool = False) -> Rewriter:
     from ..models import get_model
 
     model = options.pop("model", None)
+    factory = options.pop("model_factory", None)
     kwargs = {k: options.pop(k) for k in ("max_new_tokens",) if options.get(k)}
-    if model is None or arg:
+    if arg or (model is None and factory is None):
         model = get_model(arg or "embedded", **{k: v for k, v in options.items() if v is not None})
+    elif model is None:  # built only now: a rules run never loads (or asks to install) a model
+        model = factory()
     return LLMRewriter(model, draft=draft, **kwargs)
 
 
@@ -59,8 +62,10 @@ def get_rewriter(spec: str = "rules", **options: Any) -> Rewriter:
         spec; ``llm-draft`` / ``llm-draft:MODEL_SPEC`` (the model is shown the
         rules' query as a draft to keep or correct); ``hf:PATH`` and ``openai:NAME`` (older spellings).
     **options
-        ``model`` (a LanguageModel), ``max_new_tokens``, or options for
-        ``get_model`` (``base_url``, ``api_key``, ``concurrency``, ``cache``, ``timeout``).
+        ``model`` (a LanguageModel), ``model_factory`` (called for the model when
+        a model-backed spec names none, e.g. the CLI's ``--model`` flags),
+        ``max_new_tokens``, or options for ``get_model`` (``base_url``,
+        ``api_key``, ``concurrency``, ``cache``, ``timeout``).
 
     Raises
     ------

@@ -258,13 +258,12 @@ def resolve_indexes(config: SearchConfig):
 def _build_rewriter(config: SearchConfig):
     if not config.rewrite:
         return None
+    from ..models import model_from_args
     from ..rewrite import get_rewriter
 
-    if config.rewrite in ("llm", "llm-draft"):  # the model the --model flags select
-        from ..models import model_from_args
-
-        return get_rewriter(config.rewrite, model=model_from_args(config, install=config.install_model))
-    return get_rewriter(config.rewrite, cache=config.model_cache, base_url=config.base_url, api_key=config.api_key)
+    # A spec without its own model (llm, llm-draft) uses the one the --model flags select.
+    return get_rewriter(config.rewrite, model_factory=lambda: model_from_args(config, install=config.install_model),
+                        cache=config.model_cache, base_url=config.base_url, api_key=config.api_key)
 
 
 # -- the pipeline ---------------------------------------------------------------
