@@ -368,6 +368,62 @@ def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
     assert "The occupation of Ann Ray is pilot." not in passages_part   # only the notes still state it
 
 
+def test_count_questions_count_the_bindings_their_plan_found():
+    from logical_pyserini.picot import Plan, count_answers, is_count_question, needs_count, strip_count_goals
+
+    assert is_count_question("How many friends does Ann Ray have?") and not is_count_question("Who has many friends?")
+    p = strip_count_goals(Plan(['husband("Ann", Y1)', "friend(Y1, Y2)", "count(Y2)"], "Y2", "llm"))
+    assert p.goals == ['husband("Ann", Y1)', "friend(Y1, Y2)"] and p.target == "Y2"
+    only = Plan(["count(Y1)"], "Y1", "llm")
+    assert strip_count_goals(only) is only                                  # nothing would be left
+    # Two friends of a husband, with 3 and 1 friends of their own: one count per binding (PhantomWiki's
+    # answer list); a duplicated state is not counted twice.
+    states = [{"Y1": "Bo", "Y2": "Cy", "Y3": t} for t in ("a", "b", "c", "c")] + [{"Y1": "Bo", "Y2": "Di", "Y3": "a"}]
+    assert count_answers(states, "Y3") == ["1", "3"]
+    chain = Plan(['husband("Ann", Y1)', "friend(Y1, Y2)", "friend(Y2, Y3)"], "Y3")
+    assert needs_count("How many friends does the friend of Ann's husband have?", chain, ["a", "b"])
+    assert not needs_count("How many seats does it have?", chain, ["45,000"])      # the text's number stays
+    assert not needs_count("Who are the friends?", chain, ["a", "b"])
+    agg = Plan(['mother("Ann", Y1)', "aggregate_all(count, distinct(child(Y1, Y2)), C)"], "C")
+    assert not needs_count("How many children does Ann's mother have?", agg, ["2"])
+
+
+class CountingScript(ScriptedModel):
+    """A count question planned as a chain that ends in an invented ``count(V)`` goal."""
+
+    GOOD = ('**Query:** job(Y1, "pilot"), friend(Y1, Y2), count(Y2)\n**Target:** Y2\n**Definition:**\n'
+            "job(X, Y) | What is the occupation of X? | Whose occupation is Y? | The occupation of X is Y.\n"
+            "friend(X, Y) | Who is the friend of X? | Whose friend is Y? | Y is a friend of X.\n"
+            "count(X) | How many X? | How many X? | There are X.")
+
+
+def test_llm_count_question_gets_a_count_not_the_names(engine, tmp_path):
+    from conftest import write_corpus
+    from stub_server import serve
+
+    from logical_pyserini.index import build_lucene_index
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
+
+    corpus = write_corpus(tmp_path / "c.jsonl", LLM_DOCS)
+    build_lucene_index(corpus, tmp_path / "idx", progress=False)
+    script = CountingScript()
+    server, url = serve(script)
+    try:
+        model = get_model("openai:counting", base_url=url, api_key="x", cache=None)
+        q = Question("q1", "How many friends does the person whose occupation is pilot have?", ["1"])
+        cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
+        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus), model, progress=False)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert row["error"] is None, row["error"]
+    assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"]             # count(Y2) dropped, not read
+    assert not any("How many" in c["text"] for s in row["trajectory"] for c in s["calls"])
+    assert row["counted"] == ["Bo Lee"] and row["prolog_answer"] == ["1"]
+    assert row["prediction"] == ["1"] and row["em"] == 1.0                      # the final prompt saw "1"
+
+
 def test_in_context_setting_reads_the_whole_universe(engine):
     """In-context: every SLICE call gets all articles (no index); the template reader stays exact."""
     from logical_pyserini.picot import Passage, RunConfig, load_corpus, phantomwiki_schema, run_questions

@@ -14,6 +14,7 @@ templated sentences, no model; ``llm``: the seed's chain-of-thought reader), met
 ``picot | cot | rag | ircot`` and EM/F1 over answer sets.
 """
 
+from ._count import count_answers, is_count_question, needs_count, strip_count_goals
 from ._data import Question, load_multihop, load_questions
 from ._metrics import mean_se, normalize_answer, paired_test, score, set_scores, summarize, token_scores
 from ._prolog import Goal, KnowledgeBase, PrologEngine, PrologUnavailable, QueryError, prolog_string
@@ -28,7 +29,8 @@ __all__ = [
     "Definition", "Goal", "InContext", "KnowledgeBase", "LuceneRetriever", "Passage", "Plan", "PrologEngine",
     "PrologUnavailable", "QueryError", "Question", "Reader", "Retriever", "RunConfig", "Schema", "SliceExecutor",
     "SliceResult", "TemplateReader",
-    "compare", "load_corpus", "load_multihop", "load_questions", "mean_se", "metrics", "normalize_answer",
+    "compare", "count_answers", "is_count_question", "load_corpus", "load_multihop", "load_questions", "mean_se",
+    "metrics", "needs_count", "normalize_answer",
     "paired_test", "phantomwiki_schema", "prolog_string", "register_reader", "run_questions", "score",
-    "set_scores", "summarize", "token_scores", "validate_plan",
+    "set_scores", "strip_count_goals", "summarize", "token_scores", "validate_plan",
 ]

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from logical_pyserini.models import fence
 from logical_pyserini.prompts import fill, load_prompt
 
+from ._count import is_count_question, strip_count_goals
 from ._prolog import Goal, QueryError
 from ._readers import Reader
 from ._retrieval import Passage
@@ -158,7 +159,8 @@ def _split_goals(query: str) -> list[str]:
 
 @dataclass
 class Planner:
-    """Question -> plan with the model; validated by SWI-Prolog; one repair round."""
+    """Question -> plan with the model; validated by SWI-Prolog; one repair round.  A count
+    question's invented ``count(V)`` goal is dropped first (:func:`strip_count_goals`)."""
 
     model: Any
     dataset: str = "phantomwiki"
@@ -186,6 +188,8 @@ class Planner:
             self.calls += 1
             try:
                 plan, defs = parse_plan(reply)
+                if is_count_question(question):
+                    plan = strip_count_goals(plan)
                 # The plan's own definitions win; a dataset's known predicates fill the gaps.  A
                 # predicate with neither is an unknown predicate for SWI-Prolog: repaired or refused.
                 known = base.all_readable().readable if base else {}

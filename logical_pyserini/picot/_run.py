@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
+from ._count import count_answers, needs_count
 from ._data import Question
 from ._metrics import paired_test, score, summarize
 from ._prolog import QueryError
@@ -97,6 +98,10 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
     retriever = ctx.retriever
     executor = SliceExecutor(schema, reader, retriever, k=cfg.slice_k or cfg.k, max_acquisitions=cfg.max_slice_calls)
     res = executor.run(plan, _context_passages(q, cfg) if cfg.setting == "incontext" else None)
+    if needs_count(q.question, plan, res.answers):
+        # "How many ..." answered with the counted entities: count them (see _count.py).
+        row["counted"] = list(res.answers)
+        res.answers = count_answers(res.states, plan.target)
     row.update(prolog=plan.goals, target=plan.target, plan_source=plan.source, prolog_answer=res.answers,
                trajectory=res.steps, notes=res.notes, slice_error=res.error)
     row["model_calls"] += res.reader_calls
