@@ -129,6 +129,30 @@ def test_pending_goals_drive_acquisition_through_rules(engine):
         assert kb.states('aggregate_all(count, distinct(parent("Cy", P)), C)') == [{"P": None, "C": 2}]
 
 
+def test_comparisons_of_values_read_from_text(engine):
+    """2Wiki's "whose director was born first?" plans compare dates and numbers the reader
+    returns as text; plain arithmetic raised a type error and lost the whole question."""
+    from logical_pyserini.picot import Goal, KnowledgeBase
+
+    q = ('director("F1", D1), born(D1, B1), director("F2", D2), born(D2, B2), '
+         '(B1 < B2 -> Y = "F1" ; Y = "F2")')
+    with KnowledgeBase({"director": 2, "born": 2}) as kb:
+        for film, person, born in (("F1", "Ann", "May 24, 1925"), ("F2", "Bo", "18 March 1919")):
+            kb.add_fact("director", [film, person])
+            kb.add_fact("born", [person, born])
+        while todo := kb.pending(q):
+            for g in todo:
+                kb.mark_acquired(g)
+        assert [s["Y"] for s in kb.states(q)] == ["F2"]                        # 1919 before 1925
+        kb.add_fact("born", ["Cy", "1920"])
+        kb.mark_acquired(Goal("born", (None, None)))
+        assert kb.states('born(P, B), B >= "1920"') == [{"P": "Ann", "B": "May 24, 1925"},
+                                                                {"P": "Cy", "B": "1920"}]
+        assert kb.states('born("Ann", B), B > 1900, B =< "82 years"') == []    # 19250524 > 82
+        assert kb.states('X = "Leste Chen", X > "harry piel"') == [{"X": "Leste Chen"}]  # text order
+        assert kb.states("X < 3") == []                                         # unbound: false, no error
+
+
 # -- SLICE over a real index ----------------------------------------------------------------
 
 def test_symbolic_path_answers_the_tiny_universe(executor):

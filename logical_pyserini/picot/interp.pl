@@ -168,6 +168,77 @@ builtin_goal(_ >= _).
 builtin_goal(_ is _).
 builtin_goal(true).
 
+%!  call_builtin(+G) is semidet.
+%   Order comparisons read values from text ("1951", "May 24, 1925", "82 years"), which
+%   plain arithmetic rejects with a type error: they compare by value_key/2 instead.
+call_builtin(G) :- G =.. [Op, A, B], order_op(Op), !, compare_values(Op, A, B).
+call_builtin(G) :- call(G).
+
+order_op(<).
+order_op(>).
+order_op(=<).
+order_op(>=).
+
+%!  text_comparisons(+Q0, -Q) is det.  Q0 with its order comparisons made by compare_values/3
+%   (kb_states/4 runs queries as plain Prolog).
+text_comparisons(V, V) :- var(V), !.
+text_comparisons((A, B), (A1, B1)) :- !, text_comparisons(A, A1), text_comparisons(B, B1).
+text_comparisons((A ; B), (A1 ; B1)) :- !, text_comparisons(A, A1), text_comparisons(B, B1).
+text_comparisons((A -> B), (A1 -> B1)) :- !, text_comparisons(A, A1), text_comparisons(B, B1).
+text_comparisons(\+ A, \+ A1) :- !, text_comparisons(A, A1).
+text_comparisons(aggregate_all(S, A, R), aggregate_all(S, A1, R)) :- !, text_comparisons(A, A1).
+text_comparisons(distinct(A), distinct(A1)) :- !, text_comparisons(A, A1).
+text_comparisons(G, picot_interp:compare_values(Op, A, B)) :- compound(G), G =.. [Op, A, B], order_op(Op), !.
+text_comparisons(G, G).
+
+%!  compare_values(+Op, +A, +B) is semidet.  Fails (never raises) when either side is unbound.
+compare_values(Op, A, B) :-
+    nonvar(A), nonvar(B),
+    value_key(A, KA), value_key(B, KB),
+    (   number(KA), number(KB)
+    ->  G =.. [Op, KA, KB], call(G)
+    ;   compare(Order, KA, KB), order_holds(Op, Order)
+    ).
+
+order_holds(<, <).
+order_holds(>, >).
+order_holds(=<, <).
+order_holds(=<, =).
+order_holds(>=, >).
+order_holds(>=, =).
+
+%!  value_key(+V, -K) is det.
+%   Numbers stay; a text with a year becomes Y*10000 + Month*100 + Day ("May 24, 1925",
+%   "24 May 1925", "1925-05-24" -> 19250524; missing parts are 0); otherwise its first number
+%   ("82 years" -> 82); otherwise the lower-cased text (standard order of strings).
+value_key(V, V) :- number(V), !.
+value_key(V, K) :-
+    ( string(V) ; atom(V) ), !,
+    string_lower(V, L),
+    split_string(L, " ,./-", " ,./-", Parts0),
+    exclude(==(""), Parts0, Parts),
+    (   date_key(Parts, K0) -> K = K0
+    ;   member(P, Parts), catch(number_string(K0, P), _, fail) -> K = K0
+    ;   K = L
+    ).
+value_key(V, V).
+
+date_key(Parts, K) :-
+    append(Before, [YS|After], Parts),
+    string_length(YS, YL), YL >= 3, YL =< 4,
+    catch(number_string(Y, YS), _, fail), integer(Y), !,
+    append(Before, After, Rest),
+    (   member(W, Rest), month(W, Mo) -> true ; Mo = 0 ),
+    findall(N, ( member(S, Rest), string_length(S, SL), SL =< 2,
+                 catch(number_string(N, S), _, fail), integer(N) ), Small),
+    (   Mo =:= 0, Small = [M1|More], M1 >= 1, M1 =< 12 -> Month = M1, Days = More ; Month = Mo, Days = Small ),
+    (   Days = [D|_], D >= 1, D =< 31 -> true ; D = 0 ),
+    K is Y * 10000 + Month * 100 + D.
+
+month(W, N) :-
+    nth1(N, ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], P),
+    sub_string(W, 0, 3, _, P), !.
+
 %!  solve(+M, +Goal) is nondet.  The demand-driven interpreter (see the header).
 solve(_, true) :- !.
 solve(M, (A, B)) :- !, solve(M, A), solve(M, B).
@@ -177,7 +248,7 @@ solve(M, (A ; B)) :- !, ( solve(M, A) ; solve(M, B) ).
 solve(M, (C -> T)) :- !, ( solve(M, C) -> solve(M, T) ).
 solve(M, aggregate_all(Spec, G, R)) :- !, aggregate_all(Spec, solve(M, G), R).
 solve(M, distinct(G)) :- !, distinct(G, solve(M, G)).
-solve(_, G) :- builtin_goal(G), !, call(G).
+solve(_, G) :- builtin_goal(G), !, call_builtin(G).
 solve(M, G) :-
     functor(G, N, A), readable(M, N, A), !,
     (   is_acquired(M, G)
@@ -208,7 +279,8 @@ json_value(V, S) :- term_string(V, S).
 %   The state: distinct variable assignments of the query Text over the facts and rules of M
 %   (plain Prolog execution, no acquisition), at most Limit of them, as [{"Var": value}, ...].
 kb_states(M, Text, Limit, JSON) :-
-    term_string(Q, Text, [variable_names(Vs)]),
+    term_string(Q0, Text, [variable_names(Vs)]),
+    text_comparisons(Q0, Q),
     findall(Vs, limit(Limit, distinct(Vs, M:Q)), Sols),
     maplist(binding_json, Sols, States),
     with_output_to(string(JSON), json_write(current_output, States, [width(0)])).
