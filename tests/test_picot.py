@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,8 @@ def test_comparisons_of_values_read_from_text(engine):
         assert kb.states('born("Ann", B), B > 1900, B =< "82 years"') == []    # 19250524 > 82
         assert kb.states('X = "Leste Chen", X > "harry piel"') == [{"X": "Leste Chen"}]  # text order
         assert kb.states("X < 3") == []                                         # unbound: false, no error
+        assert kb.states('X = "45,000 seats", X > "9,999", X < 1000000') == [{"X": "45,000 seats"}]
+        assert kb.states('X = "May 24, 1925", X > "May 23, 1925"') == [{"X": "May 24, 1925"}]
 
 
 # -- SLICE over a real index ----------------------------------------------------------------
@@ -341,38 +344,54 @@ class ScriptedModel:
         return {"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
 
 
-def test_llm_plan_repair_reader_and_final_answer(engine, tmp_path):
+@pytest.fixture
+def llm_corpus(tmp_path):
+    """(corpus file, Lucene index) of LLM_DOCS."""
     from conftest import write_corpus
-    from stub_server import serve
 
     from logical_pyserini.index import build_lucene_index
-    from logical_pyserini.models import get_model
-    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
 
     corpus = write_corpus(tmp_path / "c.jsonl", LLM_DOCS)
     build_lucene_index(corpus, tmp_path / "idx", progress=False)
-    script = ScriptedModel()
+    return corpus, tmp_path / "idx"
+
+
+@contextmanager
+def scripted_server(script):
+    """A loopback OpenAI-compatible server played by ``script``; yields its base URL."""
+    from stub_server import serve
+
     server, url = serve(script)
     try:
+        yield url
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_llm_plan_repair_reader_and_final_answer(engine, llm_corpus):
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
+
+    corpus, index = llm_corpus
+    script = ScriptedModel()
+    with scripted_server(script) as url:
         model = get_model("openai:scripted", base_url=url, api_key="x", cache=None)
         q = Question("q1", "Who is the friend of the person whose occupation is pilot?", ["Bo Lee"])
         cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
-        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus), model, progress=False)
+        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(index, corpus), model, progress=False)
         # --slice-hits 1 --max-passage-tokens 4: one passage per SLICE call, each cut to 4 tokens (words here)
         script.prompts.clear()
         cut = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2, slice_k=1, max_passage_tokens=4)
-        [row_cut] = run_questions([q], cut, Schema({}), LuceneRetriever(tmp_path / "idx", corpus),
+        [row_cut] = run_questions([q], cut, Schema({}), LuceneRetriever(index, corpus),
                                   get_model("openai:scripted", base_url=url, api_key="x", cache=None),
                                   progress=False)
         cut_prompts = list(script.prompts)
         script.final_cut = True  # (another wording: the model layer's answer cache would repeat the reply)
         q2 = Question("q2", "Who is a friend of the person whose occupation is pilot?", ["Bo Lee"])
-        [row_fallback] = run_questions([q2], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus),
+        [row_fallback] = run_questions([q2], cfg, Schema({}), LuceneRetriever(index, corpus),
                                        get_model("openai:scripted", base_url=url, api_key="x", cache=None),
                                        progress=False)
-    finally:
-        server.shutdown()
-        server.server_close()
     assert row["error"] is None, row["error"]
     assert [a["ok"] for a in row["plan_attempts"]] == [False, True]          # one repair round
     assert "syntax error" in row["plan_attempts"][0]["error"]
@@ -421,26 +440,16 @@ class CountingScript(ScriptedModel):
             "count(X) | How many X? | How many X? | There are X.")
 
 
-def test_llm_count_question_gets_a_count_not_the_names(engine, tmp_path):
-    from conftest import write_corpus
-    from stub_server import serve
-
-    from logical_pyserini.index import build_lucene_index
+def test_llm_count_question_gets_a_count_not_the_names(engine, llm_corpus):
     from logical_pyserini.models import get_model
     from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
 
-    corpus = write_corpus(tmp_path / "c.jsonl", LLM_DOCS)
-    build_lucene_index(corpus, tmp_path / "idx", progress=False)
-    script = CountingScript()
-    server, url = serve(script)
-    try:
+    corpus, index = llm_corpus
+    with scripted_server(CountingScript()) as url:
         model = get_model("openai:counting", base_url=url, api_key="x", cache=None)
         q = Question("q1", "How many friends does the person whose occupation is pilot have?", ["1"])
         cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
-        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(tmp_path / "idx", corpus), model, progress=False)
-    finally:
-        server.shutdown()
-        server.server_close()
+        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(index, corpus), model, progress=False)
     assert row["error"] is None, row["error"]
     assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"]             # count(Y2) dropped, not read
     assert not any("How many" in c["text"] for s in row["trajectory"] for c in s["calls"])

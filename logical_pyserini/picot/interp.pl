@@ -210,18 +210,27 @@ order_holds(>=, =).
 %!  value_key(+V, -K) is det.
 %   Numbers stay; a text with a year becomes Y*10000 + Month*100 + Day ("May 24, 1925",
 %   "24 May 1925", "1925-05-24" -> 19250524; missing parts are 0); otherwise its first number
-%   ("82 years" -> 82); otherwise the lower-cased text (standard order of strings).
+%   ("82 years" -> 82, "45,000 seats" -> 45000); otherwise the lower-cased text (standard order).
 value_key(V, V) :- number(V), !.
 value_key(V, K) :-
     ( string(V) ; atom(V) ), !,
-    string_lower(V, L),
+    string_lower(V, L0),
+    string_codes(L0, C0), drop_group_commas(C0, C1), string_codes(L, C1),   % "45,000" -> "45000"
     split_string(L, " ,./-", " ,./-", Parts0),
     exclude(==(""), Parts0, Parts),
-    (   date_key(Parts, K0) -> K = K0
+    (   C0 == C1, date_key(Parts, K0) -> K = K0          % "9,999" is a number, not a year
     ;   member(P, Parts), catch(number_string(K0, P), _, fail) -> K = K0
     ;   K = L
     ).
 value_key(V, V).
+
+drop_group_commas([D, 0',, A, B, C|T], [D|R]) :-
+    maplist(digit_code, [D, A, B, C]), \+ ( T = [X|_], digit_code(X) ), !,
+    drop_group_commas([A, B, C|T], R).
+drop_group_commas([H|T], [H|R]) :- !, drop_group_commas(T, R).
+drop_group_commas([], []).
+
+digit_code(C) :- code_type(C, digit).
 
 date_key(Parts, K) :-
     append(Before, [YS|After], Parts),
