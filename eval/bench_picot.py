@@ -275,7 +275,6 @@ def cmd_reparse(args) -> None:
                     changed += 1
                     r["prediction"] = pred
                     r["em"], r["f1"] = score(pred, r["gold"], args.score_mode)
-        if reparsable:
             meta["note"] = (meta.get("note", "")
                             + f"; predictions re-parsed from the saved replies ({changed} changed, no model call)")
         atomic_write_text(out / meta_path.name, json.dumps(meta, ensure_ascii=False, indent=1))

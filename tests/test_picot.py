@@ -154,6 +154,14 @@ def test_comparisons_of_values_read_from_text(engine):
         assert kb.states("X < 3") == []                                         # unbound: false, no error
         assert kb.states('X = "45,000 seats", X > "9,999", X < 1000000') == [{"X": "45,000 seats"}]
         assert kb.states('X = "May 24, 1925", X > "May 23, 1925"') == [{"X": "May 24, 1925"}]
+    # A rule that compares: the same keys whether the rule runs demand-driven or as plain Prolog.
+    with KnowledgeBase({"born": 2}, "older(X, Y) :- born(X, A), born(Y, B), A < B.") as kb:
+        kb.add_fact("born", ["Ann", "May 24, 1925"])
+        kb.add_fact("born", ["Bo", "18 March 1919"])
+        assert kb.pending('older(P, "Ann")') == [Goal("born", (None, None))]
+        kb.mark_acquired(Goal("born", (None, None)))
+        assert kb.pending('older(P, "Ann")') == []
+        assert kb.states('older(P, "Ann")') == [{"P": "Bo"}]
 
 
 # -- SLICE over a real index ----------------------------------------------------------------

@@ -73,7 +73,8 @@ add_rule(M, H, B) :-
     callable(H), functor(H, N, A),
     \+ readable(M, N, A), \+ builtin_name(N, A), \+ final(M, N, A), !,
     (   defined(M, N, A) -> true ; assertz(defined(M, N, A)), dynamic(M:N/A) ),
-    assertz(M:(H :- B)).
+    text_comparisons(B, B1),
+    assertz(M:(H :- B1)).
 add_rule(_, _, _).
 
 %!  kb_add_fact(+M, +Name, +ArgsJSON) is semidet.
@@ -168,19 +169,15 @@ builtin_goal(_ >= _).
 builtin_goal(_ is _).
 builtin_goal(true).
 
-%!  call_builtin(+G) is semidet.
-%   Order comparisons read values from text ("1951", "May 24, 1925", "82 years"), which
-%   plain arithmetic rejects with a type error: they compare by value_key/2 instead.
-call_builtin(G) :- G =.. [Op, A, B], order_op(Op), !, compare_values(Op, A, B).
-call_builtin(G) :- call(G).
-
 order_op(<).
 order_op(>).
 order_op(=<).
 order_op(>=).
 
-%!  text_comparisons(+Q0, -Q) is det.  Q0 with its order comparisons made by compare_values/3
-%   (kb_states/4 runs queries as plain Prolog).
+%!  text_comparisons(+Q0, -Q) is det.
+%   Order comparisons read values from text ("1951", "May 24, 1925", "82 years"), which plain
+%   arithmetic rejects with a type error: every query and rule body is rewritten once, where it
+%   enters (kb_pending/3, kb_states/4, add_rule/3), to compare by value_key/2 instead.
 text_comparisons(V, V) :- var(V), !.
 text_comparisons((A, B), (A1, B1)) :- !, text_comparisons(A, A1), text_comparisons(B, B1).
 text_comparisons((A ; B), (A1 ; B1)) :- !, text_comparisons(A, A1), text_comparisons(B, B1).
@@ -257,7 +254,8 @@ solve(M, (A ; B)) :- !, ( solve(M, A) ; solve(M, B) ).
 solve(M, (C -> T)) :- !, ( solve(M, C) -> solve(M, T) ).
 solve(M, aggregate_all(Spec, G, R)) :- !, aggregate_all(Spec, solve(M, G), R).
 solve(M, distinct(G)) :- !, distinct(G, solve(M, G)).
-solve(_, G) :- builtin_goal(G), !, call_builtin(G).
+solve(_, picot_interp:compare_values(Op, A, B)) :- !, compare_values(Op, A, B).
+solve(_, G) :- builtin_goal(G), !, call(G).
 solve(M, G) :-
     functor(G, N, A), readable(M, N, A), !,
     (   is_acquired(M, G)
@@ -272,7 +270,8 @@ solve(M, G) :- clause(M:G, Body), solve(M, Body).
 %   as [{"pred": name, "args": [string|number|null, ...]}, ...] in discovery order.
 kb_pending(M, Text, JSON) :-
     retractall(pending(M, _)),
-    term_string(Q, Text),
+    term_string(Q0, Text),
+    text_comparisons(Q0, Q),
     forall(solve(M, Q), true),
     findall(json([pred=NS, args=As]),
             ( pending(M, G), G =.. [N|Args], atom_string(N, NS), maplist(json_value, Args, As) ),
