@@ -207,7 +207,8 @@ def section(folder: Path, by_hops: bool) -> list[str]:
         s = summarize(rows)
         table.append([spec, s["n"], _fmt(s["em"]), _fmt(s["f1"]),
                       f"{s['retriever_calls']['mean']:.2f} ± {s['retriever_calls']['se']:.2f}",
-                      f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"]])
+                      f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"],
+                      s["fallbacks"]])
     lines = ["Commands (one per method; methods may run in parallel processes):", ""]
     by_command: dict[tuple, list[str]] = {}
     for spec, m in metas.items():  # one process may run several methods: list its command once
@@ -216,7 +217,8 @@ def section(folder: Path, by_hops: bool) -> list[str]:
     lines += ["", "Same model and retriever for every method; `@incontext` = the question's own passages (PhantomWiki: "
               "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
               "calls and seconds per question (s/q on a heavily shared machine: compare within this table only).", ""]
-    lines += md_table(["method", "questions", "EM", "F1", "retriever calls/q", "model calls/q", "s/q", "errors"], table)
+    lines += md_table(["method", "questions", "EM", "F1", "retriever calls/q", "model calls/q", "s/q", "errors",
+                       "answered by RAG (no plan)"], table)
     tests = compare(runs, "f1")
     if tests:
         lines += ["", "Paired tests on per-question F1 over the questions both methods answered: the exact sign test "

@@ -465,6 +465,87 @@ def test_llm_count_question_gets_a_count_not_the_names(engine, llm_corpus):
     assert row["prediction"] == ["1"] and row["em"] == 1.0                      # the final prompt saw "1"
 
 
+class PlanScript(ScriptedModel):
+    """Plays the planner with ``plans`` (first reply, repaired reply); the rest as ScriptedModel."""
+
+    def __init__(self, plans, reader=None):
+        super().__init__()
+        self.plans = plans
+        self.READER = {**ScriptedModel.READER, **(reader or {})}
+
+    def __call__(self, path, body, headers):
+        user = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        if "devise a Prolog query" in user[0]:
+            self.prompts.append(user[-1])
+            text = self.plans[min(len(user), len(self.plans)) - 1]
+            return {"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+        return super().__call__(path, body, headers)
+
+
+def _run_llm_question(llm_corpus, script, question):
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
+
+    corpus, index = llm_corpus
+    with scripted_server(script) as url:
+        model = get_model("openai:plans", base_url=url, api_key="x", cache=None)
+        cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
+        [row] = run_questions([Question("q1", question, ["Bo Lee"])], cfg, Schema({}),
+                              LuceneRetriever(index, corpus), model, progress=False)
+    return row
+
+
+def test_check_grounded_and_default_definitions(engine):
+    from logical_pyserini.picot import Plan, QueryError, Schema
+    from logical_pyserini.picot._llm import check_grounded, default_definition, with_default_definitions
+
+    job = Schema({"job": default_definition("job")})
+    q = "Who is the friend of the pilot Ann Ray?"
+    check_grounded(q, Plan(['job("Ann Ray", Y)', '(Y = "Yes" -> Z = Y ; Z = "No")'], "Z"), job)  # outputs unchecked
+    with pytest.raises(QueryError, match='"Sergei Tokarev"'):
+        check_grounded(q, Plan(['job("Sergei Tokarev", Y)'], "Y"), job)
+    d = default_definition("date_of_death")
+    assert d.question(["Ann Ray", None]) == "What is the date of death of Ann Ray?"
+    assert d.question([None, "1990"]) == "Whose date of death is 1990?"
+    assert d.claim(["Ann Ray", "1990"]) == "The date of death of Ann Ray is 1990."
+    plan = Plan(['job("Ann Ray", Y)', "date_of_death(Y, D)"], "D")
+    schema, added = with_default_definitions(job, plan)
+    assert added == ["date_of_death"] and schema.definition("date_of_death") == d
+    with pytest.raises(QueryError, match="syntax"):                       # only missing definitions are filled
+        with_default_definitions(job, Plan(["job(Y1, pilot("], "Y1"))
+
+
+def test_planner_refuses_a_constant_copied_from_elsewhere(engine, llm_corpus):
+    copied = ScriptedModel.GOOD.replace('job(Y1, "pilot")', 'job(Y1, "Ada Lutz")')
+    row = _run_llm_question(llm_corpus, PlanScript([copied, ScriptedModel.GOOD]),
+                            "Who is the friend of the person whose occupation is pilot?")
+    assert [a["ok"] for a in row["plan_attempts"]] == [False, True]
+    assert '"Ada Lutz"' in row["plan_attempts"][0]["error"] and row["prediction"] == ["Bo Lee"]
+
+
+def test_planner_fills_in_a_missing_definition_after_the_repair(engine, llm_corpus):
+    undefined = ('**Query:** job(Y1, "pilot"), close_friend(Y1, Y2)\n**Target:** Y2\n**Definition:**\n'
+                 "job(X, Y) | What is the occupation of X? | Whose occupation is Y? | The occupation of X is Y.")
+    row = _run_llm_question(llm_corpus, PlanScript([undefined], {"What is the close friend of Ann Ray?": "Bo Lee"}),
+                            "Who is the close friend of the person whose occupation is pilot?")
+    assert row["error"] is None, row["error"]
+    assert [a["ok"] for a in row["plan_attempts"]] == [False, False, True]
+    assert "unknown predicate close_friend/2" in row["plan_attempts"][1]["error"]
+    assert row["plan_attempts"][2]["default_definitions"] == ["close_friend"]
+    asked = [c["text"] for s in row["trajectory"] for c in s["calls"]]
+    assert "What is the close friend of Ann Ray?" in asked and row["prolog_answer"] == ["Bo Lee"]
+
+
+def test_unplannable_question_is_answered_as_rag_answers_it(engine, llm_corpus):
+    question = "Which friend of a pilot bakes bread?"
+    row = _run_llm_question(llm_corpus, PlanScript(["I cannot write Prolog."], {question: "Bo Lee"}), question)
+    assert row["fallback"] == "rag" and "no valid plan" in row["plan_error"] and row["error"] is None
+    assert row["prediction"] == ["Bo Lee"] and row["docs"]             # RAG's answer over RAG's passages
+    assert row["model_calls"] == 2 + 1 and row["retriever_calls"] == 1
+    from logical_pyserini.picot import summarize
+    assert summarize([row])["fallbacks"] == 1 and summarize([row])["errors"] == 0
+
+
 def test_in_context_setting_reads_the_whole_universe(engine):
     """In-context: every SLICE call gets all articles (no index); the template reader stays exact."""
     from logical_pyserini.picot import Passage, RunConfig, load_corpus, phantomwiki_schema, run_questions

@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     m["config"].update(llm=args.llm, questions=args.questions, index=args.index, wall_seconds=round(time.perf_counter() - start, 2))
     atomic_write_text(str(out) + ".metrics.json", json.dumps(m, indent=2) + "\n")
     print(f"{args.method}: EM {m['em']['mean']:.3f} ± {m['em']['se']:.3f}  F1 {m['f1']['mean']:.3f} ± {m['f1']['se']:.3f}  "
-          f"n={m['n']} errors={m['errors']} retriever calls/q {m['retriever_calls']['mean']:.2f} "
+          f"n={m['n']} errors={m['errors']} fallbacks={m['fallbacks']} retriever calls/q {m['retriever_calls']['mean']:.2f} "
           f"model calls/q {m['model_calls']['mean']:.2f} s/q {m['seconds']['mean']:.3f}", file=sys.stderr)
     return 0
 

@@ -18,7 +18,8 @@ from ._retrieval import Passage
 from ._schema import Definition, Schema
 from ._slice import Plan, validate_plan
 
-__all__ = ["LLMReader", "Planner", "answer_prompt", "evidence", "parse_answer", "parse_plan"]
+__all__ = ["LLMReader", "PlanError", "Planner", "answer_prompt", "check_grounded", "default_definition", "evidence",
+           "parse_answer", "parse_plan", "with_default_definitions"]
 
 _ANSWER = re.compile(r"the answer is[:\s]*(.+?)\s*\.?\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -157,10 +158,77 @@ def _split_goals(query: str) -> list[str]:
     return goals
 
 
+_UNKNOWN = re.compile(r"unknown predicate (?P<name>[a-z][A-Za-z0-9_]*)/2\b")
+_GOAL = re.compile(r"^\s*(?P<name>[a-z][A-Za-z0-9_]*)\((?P<args>.*)\)\s*$", re.DOTALL)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def check_grounded(question: str, plan: Plan, schema: Schema) -> None:
+    """Every string constant that a relation sub-query starts from must come from the question
+    (all of its words occur there): a small planner copies constants from its few-shot examples
+    ("Sergei Tokarev" planned for a question about someone else), and such a plan retrieves for
+    the wrong entity.  Constants elsewhere (``Y = "Yes"`` in a comparison) are outputs, not checked.
+
+    Raises
+    ------
+    QueryError
+        Naming the first constant that is not in the question.
+    """
+    words = _words(question)
+    for goal in plan.goals:
+        m = _GOAL.match(goal)
+        if not m or schema.definition(m["name"]) is None:
+            continue
+        for const in _STRING.findall(m["args"]):
+            if not _words(const) <= words:
+                raise QueryError(f'the constant "{const}" in {m["name"]}(...) does not occur in the question')
+
+
+def default_definition(name: str) -> Definition:
+    """Templates read off a predicate's name, for a plan that uses a relation it did not define
+    (``date_of_death(X, Y)`` -> "What is the date of death of X?")."""
+    words = name.replace("_", " ").strip()
+    return Definition(name, 2, f"What is the {words} of {{0}}?", f"Whose {words} is {{1}}?",
+                      f"The {words} of {{0}} is {{1}}.")
+
+
+def with_default_definitions(schema: Schema, plan: Plan, limit: int = 8) -> tuple[Schema, list[str]]:
+    """``schema`` plus a :func:`default_definition` for each binary predicate the plan uses but
+    neither defines nor the dataset knows; validated by SWI-Prolog (raises :class:`QueryError`)."""
+    added: list[str] = []
+    for _ in range(limit + 1):
+        try:
+            validate_plan(schema, plan)
+            return schema, added
+        except QueryError as exc:
+            m = _UNKNOWN.search(str(exc))
+            if m is None or m["name"] in added:
+                raise
+            added.append(m["name"])
+            schema = Schema({**schema.readable, m["name"]: default_definition(m["name"])}, schema.derived,
+                            schema.rules, schema.version)
+    raise QueryError(f"more than {limit} undefined predicates")
+
+
+class PlanError(QueryError):
+    """No valid plan; ``attempts`` holds the model's replies and what was wrong with each."""
+
+    def __init__(self, message: str, attempts: list[dict]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
 @dataclass
 class Planner:
     """Question -> plan with the model; validated by SWI-Prolog; one repair round.  A count
-    question's invented ``count(V)`` goal is dropped first (:func:`strip_count_goals`)."""
+    question's invented ``count(V)`` goal is dropped first (:func:`strip_count_goals`); a plan
+    must start from the question's own constants (:func:`check_grounded`).  When both replies
+    fail only because a relation has no definition, the last such plan is used with templates
+    read off the predicate's name (:func:`with_default_definitions`)."""
 
     model: Any
     dataset: str = "phantomwiki"
@@ -176,13 +244,14 @@ class Planner:
 
         Raises
         ------
-        QueryError
-            When neither the reply nor the repaired reply is a valid query.
+        PlanError
+            When neither the reply nor the repaired reply gives a valid query.
         """
         p = prompts()
         chat = [{"role": "user", "content": fill(p["plan"]["instruction"], examples=self._examples())
                  + fill(p["plan"]["question"], question=fence(question, "question"))}]
         attempts: list[dict] = []
+        undefined: list[tuple[Plan, Schema]] = []  # plans refused only for a missing definition
         for _ in range(2):
             reply = self.model.chat(chat, max_new_tokens=self.max_new_tokens, version=p["version"])
             self.calls += 1
@@ -194,14 +263,29 @@ class Planner:
                 # predicate with neither is an unknown predicate for SWI-Prolog: repaired or refused.
                 known = base.all_readable().readable if base else {}
                 schema = Schema({**known, **defs}, version=base.version if base else "")
-                validate_plan(schema, plan)
+                try:
+                    validate_plan(schema, plan)
+                except QueryError as exc:
+                    if _UNKNOWN.search(str(exc)):
+                        undefined.append((plan, schema))
+                    raise
+                check_grounded(question, plan, schema)
                 attempts.append({"reply": reply, "ok": True})
                 return plan, schema, attempts
             except QueryError as exc:
                 attempts.append({"reply": reply, "ok": False, "error": str(exc)})
                 chat += [{"role": "assistant", "content": reply},
                          {"role": "user", "content": fill(p["plan"]["repair"], error=str(exc))}]
-        raise QueryError(f"no valid plan after one repair: {attempts[-1]['error']}")
+        for plan, schema in reversed(undefined):
+            try:
+                schema, added = with_default_definitions(schema, plan)
+                check_grounded(question, plan, schema)
+            except QueryError as exc:
+                attempts.append({"ok": False, "error": f"with default definitions: {exc}"})
+                continue
+            attempts.append({"ok": True, "default_definitions": added})
+            return plan, schema, attempts
+        raise PlanError(f"no valid plan after one repair: {attempts[1]['error']}", attempts)
 
 
 class LLMReader(Reader):

@@ -85,10 +85,18 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
     else:
         if ctx.model is None:
             raise QueryError("planning needs a model: use --gold-prolog with --llm none")
-        from ._llm import Planner
+        from ._llm import PlanError, Planner
 
         planner = Planner(ctx.model, cfg.dataset, cfg.plan_max_new_tokens)
-        plan, schema, attempts = planner.plan(q.question, schema if cfg.dataset == "phantomwiki" else None)
+        try:
+            plan, schema, attempts = planner.plan(q.question, schema if cfg.dataset == "phantomwiki" else None)
+        except PlanError as exc:
+            # Do no harm: a question the model cannot plan is answered as standard RAG answers it
+            # (the final step would see the same passages, only without notes).
+            log.warning("question %s: %s; answering it as standard RAG does", q.qid, exc)
+            rag = method_rag(ctx, q)
+            return {**rag, "model_calls": planner.calls + rag["model_calls"], "plan_attempts": exc.attempts,
+                    "plan_error": str(exc), "fallback": "rag"}
         row["plan_attempts"] = attempts
         row["model_calls"] += planner.calls
     options = {"verify": cfg.verify, "max_new_tokens": cfg.reader_max_new_tokens,
