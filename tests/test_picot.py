@@ -504,6 +504,8 @@ def test_check_grounded_and_default_definitions(engine):
     check_grounded(q, Plan(['job("Ann Ray", Y)', '(Y = "Yes" -> Z = Y ; Z = "No")'], "Z"), job)  # outputs unchecked
     with pytest.raises(QueryError, match='"Sergei Tokarev"'):
         check_grounded(q, Plan(['job("Sergei Tokarev", Y)'], "Y"), job)
+    with pytest.raises(QueryError, match="no sub-query starts from a constant"):  # an enumeration of the corpus
+        check_grounded(q, Plan(["job(X, Y)", "job(Z, Y)"], "Z"), job)
     d = default_definition("date_of_death")
     assert d.question(["Ann Ray", None]) == "What is the date of death of Ann Ray?"
     assert d.question([None, "1990"]) == "Whose date of death is 1990?"

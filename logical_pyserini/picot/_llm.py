@@ -171,14 +171,17 @@ def check_grounded(question: str, plan: Plan, schema: Schema) -> None:
     """Every string constant that a relation sub-query starts from must come from the question
     (all of its words occur there): a small planner copies constants from its few-shot examples
     ("Sergei Tokarev" planned for a question about someone else), and such a plan retrieves for
-    the wrong entity.  Constants elsewhere (``Y = "Yes"`` in a comparison) are outputs, not checked.
+    the wrong entity.  At least one such constant is needed: ``genus(X), genus(Y), ...`` names no
+    entity and could only enumerate the corpus.  Constants elsewhere (``Y = "Yes"`` in a
+    comparison) are outputs, not checked.
 
     Raises
     ------
     QueryError
-        Naming the first constant that is not in the question.
+        Naming the first constant that is not in the question, or saying that there is none.
     """
     words = _words(question)
+    anchored = False
     for goal in plan.goals:
         m = _GOAL.match(goal)
         if not m or schema.definition(m["name"]) is None:
@@ -186,6 +189,11 @@ def check_grounded(question: str, plan: Plan, schema: Schema) -> None:
         for const in _STRING.findall(m["args"]):
             if not _words(const) <= words:
                 raise QueryError(f'the constant "{const}" in {m["name"]}(...) does not occur in the question')
+            anchored = True
+    if not anchored:
+        # genus(X), genus(Y), ...: with no constant the plan can only enumerate the corpus.
+        raise QueryError("no sub-query starts from a constant of the question: "
+                         "name one of its entities in double quotes")
 
 
 def default_definition(name: str) -> Definition:
