@@ -548,6 +548,51 @@ def test_unplannable_question_is_answered_as_rag_answers_it(engine, llm_corpus):
     assert summarize([row])["fallbacks"] == 1 and summarize([row])["errors"] == 0
 
 
+class BaselineScript(ScriptedModel):
+    """IRCoT's step prompts: one reasoning sentence with no answer, then a sentence that gives it."""
+
+    def __call__(self, path, body, headers):
+        user = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        if "one sentence at a time" in user[-1]:
+            self.prompts.append(user[-1])
+            thoughts = user[-1].rsplit("Answer:", 1)[1].strip()
+            text = ("The occupation of Ann Ray is pilot. More follows." if not thoughts else
+                    "The friend of Ann Ray is Bo Lee, so the answer is Bo Lee.")
+            return {"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+        return super().__call__(path, body, headers)
+
+
+def test_baselines_cot_rag_and_ircot(llm_corpus):
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Passage, Question, RunConfig, Schema, run_questions
+
+    corpus, index = llm_corpus
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = BaselineScript()
+    script.READER = {**ScriptedModel.READER, question: "Bo Lee"}
+    q = Question("q1", question, ["Bo Lee"])
+    universe = [Passage(d, t) for d, t in LLM_DOCS]
+    rows = {}
+    with scripted_server(script) as url:
+        for method, setting in (("rag", "retrieval"), ("cot", "incontext"), ("ircot", "retrieval")):
+            model = get_model("openai:baselines", base_url=url, api_key="x", cache=None)
+            cfg = RunConfig(method=method, setting=setting, dataset="2wiki", k=1, corpus_passages=universe)
+            script.prompts.clear()
+            [rows[method]] = run_questions([q], cfg, Schema({}), LuceneRetriever(index, corpus), model, progress=False)
+            rows[method]["prompts"] = list(script.prompts)
+    for method, row in rows.items():
+        assert row["error"] is None and row["prediction"] == ["Bo Lee"] and row["em"] == 1.0, (method, row)
+    assert rows["rag"]["model_calls"] == 1 and rows["rag"]["retriever_calls"] == 1 and len(rows["rag"]["docs"]) == 1
+    assert rows["cot"]["retriever_calls"] == 0                                      # in context: no retrieval
+    assert all(text.split("\n")[1] in rows["cot"]["prompts"][0] for _, text in LLM_DOCS)  # every article in the prompt
+    ircot = rows["ircot"]
+    # one sentence, a retrieval with it, then the sentence that states the answer: two steps, no final call
+    assert ircot["thoughts"] == ["The occupation of Ann Ray is pilot.",
+                                 "The friend of Ann Ray is Bo Lee, so the answer is Bo Lee."]
+    assert ircot["model_calls"] == 2 and ircot["retriever_calls"] == 2
+    assert "Answer: The occupation of Ann Ray is pilot." in ircot["prompts"][1]     # the thought is carried on
+
+
 def test_in_context_setting_reads_the_whole_universe(engine):
     """In-context: every SLICE call gets all articles (no index); the template reader stays exact."""
     from logical_pyserini.picot import Passage, RunConfig, load_corpus, phantomwiki_schema, run_questions
