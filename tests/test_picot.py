@@ -506,6 +506,11 @@ def test_check_grounded_and_default_definitions(engine):
         check_grounded(q, Plan(['job("Sergei Tokarev", Y)'], "Y"), job)
     with pytest.raises(QueryError, match="no sub-query starts from a constant"):  # an enumeration of the corpus
         check_grounded(q, Plan(["job(X, Y)", "job(Z, Y)"], "Z"), job)
+    # constants inside aggregate_all / distinct count, and a parenthesis inside a string is part of it
+    check_grounded(q, Plan(['aggregate_all(count, distinct(job("Ann Ray", Y)), C)'], "C"), job)
+    check_grounded("Who directed Aylwin (Film)?", Plan(['job("Aylwin (Film)", D)'], "D"), job)
+    with pytest.raises(QueryError, match='"Bo Kim"'):
+        check_grounded(q, Plan(['aggregate_all(count, distinct(job("Bo Kim", Y)), C)'], "C"), job)
     d = default_definition("date_of_death")
     assert d.question(["Ann Ray", None]) == "What is the date of death of Ann Ray?"
     assert d.question([None, "1990"]) == "Whose date of death is 1990?"

@@ -159,12 +159,25 @@ def _split_goals(query: str) -> list[str]:
 
 
 _UNKNOWN = re.compile(r"unknown predicate (?P<name>[a-z][A-Za-z0-9_]*)/2\b")
-_GOAL = re.compile(r"^\s*(?P<name>[a-z][A-Za-z0-9_]*)\((?P<args>.*)\)\s*$", re.DOTALL)
+_CALL = re.compile(r"\b(?P<name>[a-z][A-Za-z0-9_]*)\((?P<args>[^()]*)\)")  # innermost calls
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.lower()))
+
+
+def _relation_calls(goal: str) -> list[tuple[str, list[str]]]:
+    """(name, string constants) of each innermost call in a goal, also inside ``aggregate_all``,
+    ``distinct`` or if-then-else; strings are masked first, so "Aylwin (Film)" stays one constant."""
+    strings: list[str] = []
+
+    def mask(m: re.Match) -> str:
+        strings.append(m.group(1))
+        return f'"{len(strings) - 1}"'
+
+    masked = _STRING.sub(mask, goal)
+    return [(m["name"], [strings[int(i)] for i in re.findall(r'"(\d+)"', m["args"])]) for m in _CALL.finditer(masked)]
 
 
 def check_grounded(question: str, plan: Plan, schema: Schema) -> None:
@@ -182,13 +195,12 @@ def check_grounded(question: str, plan: Plan, schema: Schema) -> None:
     """
     words = _words(question)
     anchored = False
-    for goal in plan.goals:
-        m = _GOAL.match(goal)
-        if not m or schema.definition(m["name"]) is None:
+    for name, consts in (call for goal in plan.goals for call in _relation_calls(goal)):
+        if schema.definition(name) is None:
             continue
-        for const in _STRING.findall(m["args"]):
+        for const in consts:
             if not _words(const) <= words:
-                raise QueryError(f'the constant "{const}" in {m["name"]}(...) does not occur in the question')
+                raise QueryError(f'the constant "{const}" in {name}(...) does not occur in the question')
             anchored = True
     if not anchored:
         # genus(X), genus(Y), ...: with no constant the plan can only enumerate the corpus.
