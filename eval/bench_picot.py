@@ -226,9 +226,9 @@ def section(folder: Path, by_hops: bool) -> list[str]:
         lines += md_table(["A", "B", "n", "mean F1 diff (A - B)", "A better / B better / tied", "sign-test p", "t", "t-test p"],
                           [[t["a"], t["b"], t["n"], f"{t['mean_diff'] * 100:.1f}", f"{t['wins']} / {t['losses']} / {t['ties']}",
                             f"{t['sign_p']:.3g}", f"{t['t']:.2f}", f"{t['p']:.3g}"] for t in tests])
-    if by_hops:
+    hops = sorted({int(h) for rows in runs.values() for h in summarize(rows)["by_hops"]})
+    if by_hops and hops:  # HotpotQA / 2Wiki rows carry no hop count: no empty table
         lines += ["", "F1 by hop count (%):", ""]
-        hops = sorted({int(h) for rows in runs.values() for h in summarize(rows)["by_hops"]})
         lines += md_table(["method"] + [str(h) for h in hops],
                           [[spec] + [f"{summarize(rows)['by_hops'][str(h)]['f1']['mean'] * 100:.0f}"
                                      if str(h) in summarize(rows)["by_hops"] else "" for h in hops]
