@@ -106,11 +106,14 @@ def cmd_llm(args) -> None:
         qrows, corpus_rows = load_multihop(args.source or multihop_source(), dataset)
         work = Path(args.data) / "picot" / dataset
         work.mkdir(parents=True, exist_ok=True)
+        # Atomic: methods run as parallel processes, and one must never read the other's half-written file.
         cpath = work / "corpus.jsonl"
         if not cpath.exists():
-            cpath.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus_rows), encoding="utf-8")
+            atomic_write_text(cpath, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in corpus_rows))
         qpath = work / "questions.jsonl"
-        qpath.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qrows), encoding="utf-8")
+        text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qrows)
+        if not qpath.exists() or qpath.read_text(encoding="utf-8") != text:
+            atomic_write_text(qpath, text)
         questions = load_questions(qpath)
         schema, retriever, corpus = Schema({}), LuceneRetriever(work / "index", cpath), []
         name = {"2wiki": "2WikiMultiHopQA", "hotpotqa": "HotpotQA"}[dataset]
