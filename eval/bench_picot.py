@@ -205,9 +205,9 @@ def section(folder: Path, by_hops: bool) -> list[str]:
         if rows:
             runs[meta["spec"]] = rows
         metas[meta["spec"]] = meta
+    summaries = {spec: summarize(rows) for spec, rows in runs.items()}
     table = []
-    for spec, rows in runs.items():
-        s = summarize(rows)
+    for spec, s in summaries.items():
         table.append([spec, s["n"], _fmt(s["em"]), _fmt(s["f1"]),
                       f"{s['retriever_calls']['mean']:.2f} ± {s['retriever_calls']['se']:.2f}",
                       f"{s['model_calls']['mean']:.1f}", f"{s['seconds']['mean']:.1f}", s["errors"],
@@ -229,13 +229,13 @@ def section(folder: Path, by_hops: bool) -> list[str]:
         lines += md_table(["A", "B", "n", "mean F1 diff (A - B)", "A better / B better / tied", "sign-test p", "t", "t-test p"],
                           [[t["a"], t["b"], t["n"], f"{t['mean_diff'] * 100:.1f}", f"{t['wins']} / {t['losses']} / {t['ties']}",
                             f"{t['sign_p']:.3g}", f"{t['t']:.2f}", f"{t['p']:.3g}"] for t in tests])
-    hops = sorted({int(h) for rows in runs.values() for h in summarize(rows)["by_hops"]})
+    hops = sorted({int(h) for s in summaries.values() for h in s["by_hops"]})
     if by_hops and hops:  # HotpotQA / 2Wiki rows carry no hop count: no empty table
         lines += ["", "F1 by hop count (%):", ""]
         lines += md_table(["method"] + [str(h) for h in hops],
-                          [[spec] + [f"{summarize(rows)['by_hops'][str(h)]['f1']['mean'] * 100:.0f}"
-                                     if str(h) in summarize(rows)["by_hops"] else "" for h in hops]
-                           for spec, rows in runs.items()])
+                          [[spec] + [f"{s['by_hops'][str(h)]['f1']['mean'] * 100:.0f}"
+                                     if str(h) in s["by_hops"] else "" for h in hops]
+                           for spec, s in summaries.items()])
     return lines
 
 

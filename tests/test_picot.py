@@ -449,15 +449,8 @@ class CountingScript(ScriptedModel):
 
 
 def test_llm_count_question_gets_a_count_not_the_names(engine, llm_corpus):
-    from logical_pyserini.models import get_model
-    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
-
-    corpus, index = llm_corpus
-    with scripted_server(CountingScript()) as url:
-        model = get_model("openai:counting", base_url=url, api_key="x", cache=None)
-        q = Question("q1", "How many friends does the person whose occupation is pilot have?", ["1"])
-        cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
-        [row] = run_questions([q], cfg, Schema({}), LuceneRetriever(index, corpus), model, progress=False)
+    row = _run_llm_question(llm_corpus, CountingScript(),
+                            "How many friends does the person whose occupation is pilot have?", gold=["1"])
     assert row["error"] is None, row["error"]
     assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"]             # count(Y2) dropped, not read
     assert not any("How many" in c["text"] for s in row["trajectory"] for c in s["calls"])
@@ -482,15 +475,16 @@ class PlanScript(ScriptedModel):
         return super().__call__(path, body, headers)
 
 
-def _run_llm_question(llm_corpus, script, question):
+def _run_llm_question(llm_corpus, script, question, gold=("Bo Lee",)):
+    """One π-CoT question (LLM planner and reader, 2Wiki examples, k = 2) against ``script``; its row."""
     from logical_pyserini.models import get_model
     from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
 
     corpus, index = llm_corpus
     with scripted_server(script) as url:
-        model = get_model("openai:plans", base_url=url, api_key="x", cache=None)
+        model = get_model("openai:scripted", base_url=url, api_key="x", cache=None)
         cfg = RunConfig(method="picot", reader="llm", dataset="2wiki", k=2)
-        [row] = run_questions([Question("q1", question, ["Bo Lee"])], cfg, Schema({}),
+        [row] = run_questions([Question("q1", question, list(gold))], cfg, Schema({}),
                               LuceneRetriever(index, corpus), model, progress=False)
     return row
 
