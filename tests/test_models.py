@@ -286,6 +286,26 @@ def test_generation_reusing_a_shared_prompt_prefix_equals_a_fresh_run(tiny):
     assert reused == fresh and reused.generated_tokens > 0
 
 
+def test_key_value_cache_goes_by_the_name_this_transformers_takes(tiny):
+    """transformers 5.x renamed ``past_key_values`` to ``cache`` (the old name warns, then goes away in 5.40):
+    the reuse paths must pass the cache under the accepted name, with no deprecation warning."""
+    import warnings
+
+    from logical_pyserini.models._transformers import _cache_arg
+
+    model, tok = tiny
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lm = TransformersModel(model=model, tokenizer=tok, batch_size=2)
+        lm.true_false_probability(PAIRS, system=SYSTEM)
+        lm.generate(["Is the claim true ?"], 3, system=SYSTEM)
+        lm.generate(["Claim : Bob likes figs ."], 3, system=SYSTEM)  # reuses the first prompt's cache
+    assert lm._head is not None and lm._prefix is not None
+    assert not [w for w in caught if "past_key_values" in str(w.message)]
+    assert _cache_arg(lambda input_ids, past_key_values=None: None) == "past_key_values"  # older transformers
+    assert _cache_arg(lambda input_ids, cache=None: None) == "cache"
+
+
 SYSTEM = "Is the claim true ? Reply True or False - Answer with one word"
 
 

@@ -101,6 +101,24 @@ def _crop_to(cache, length: int):
     return cache
 
 
+def _cache_arg(fn: Any) -> str:
+    """The keyword that takes a key/value cache: ``cache`` in newer transformers (5.x renamed
+    ``past_key_values``, which warns and goes away in 5.40), ``past_key_values`` before."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return "past_key_values"
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def _out_cache(out: Any):
+    """The key/value cache of a forward or generate output, under either name."""
+    cache = out.get("cache") if hasattr(out, "get") else None
+    return cache if cache is not None else getattr(out, "past_key_values", None)
+
+
 def _positions(mask):
     """Position ids that count real tokens only, so a padded row equals its unpadded self."""
     return (mask.cumsum(-1) - 1).clamp(min=0)
@@ -159,6 +177,7 @@ class TransformersModel(LanguageModel):
                 model_id += "@int8"  # its answers differ slightly from bf16: a separate cache namespace
         self.model, self.tokenizer = model, tokenizer
         self.device = str(next(model.parameters()).device)
+        self._cache_kw = _cache_arg(model.forward)
         self.batch_size = max(1, int(batch_size))
         self.shared_prefix = bool(shared_prefix)
         self._prefix: tuple[tuple[int, ...], Any] | None = None  # last generation prompt's key/value cache
@@ -256,7 +275,7 @@ class TransformersModel(LanguageModel):
             torch = self._torch
             ids = torch.tensor([list(head)], dtype=torch.long, device=self.device)
             with torch.inference_mode():
-                cache = self.model(input_ids=ids, use_cache=True, logits_to_keep=1).past_key_values
+                cache = _out_cache(self.model(input_ids=ids, use_cache=True, logits_to_keep=1))
             self._head = (head, cache)
             self.usage["computed_tokens"] += len(head)
         return self._head[1]
@@ -287,14 +306,14 @@ class TransformersModel(LanguageModel):
         index = torch.tensor(owner, dtype=torch.long)
         s_positions = mask.sum(-1)[index].unsqueeze(1) + (s_mask.cumsum(-1) - 1).clamp(min=0)
         with torch.inference_mode():
-            cache = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                               position_ids=_positions(mask)[:, head:].to(self.device), past_key_values=cache,
-                               use_cache=True, logits_to_keep=1).past_key_values
+            cache = _out_cache(self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                          position_ids=_positions(mask)[:, head:].to(self.device),
+                                          use_cache=True, logits_to_keep=1, **{self._cache_kw: cache}))
             cache.reorder_cache(index.to(self.device))  # one cache row per (prefix, suffix)
             out = self.model(input_ids=s_ids.to(self.device),
                              attention_mask=torch.cat([mask[index], s_mask], dim=1).to(self.device),
-                             position_ids=s_positions.to(self.device), past_key_values=cache, use_cache=True,
-                             logits_to_keep=1)
+                             position_ids=s_positions.to(self.device), use_cache=True, logits_to_keep=1,
+                             **{self._cache_kw: cache})
         return out.logits[:, -1, :].float().cpu()
 
     def _true_false(self, pairs: list[tuple[str, str]], system: str | None) -> np.ndarray:
@@ -392,10 +411,10 @@ class TransformersModel(LanguageModel):
             past = _crop_to(copy.deepcopy(prev_cache), n)
         ids = torch.tensor([seq], dtype=torch.long, device=self.device)
         with torch.inference_mode():
-            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), past_key_values=past,
+            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
                                       max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=self.pad_id,
-                                      return_dict_in_generate=True)
-        cache = out.past_key_values
+                                      return_dict_in_generate=True, **{self._cache_kw: past})
+        cache = _out_cache(out)
         if cache is not None and hasattr(cache, "crop"):
             _crop_to(cache, len(seq) - 1)
             self._prefix = (tuple(seq[:-1]), cache)
