@@ -21,6 +21,7 @@ from logical_pyserini.rewrite import (
     decompose,
     get_rewriter,
     leaf_for,
+    question_phrase,
     statement_for,
     validate_decomposition,
     validate_query,
@@ -262,6 +263,20 @@ def test_statement_templates():
     assert statement_for("xyzzy plugh") == '{x} fits the description "xyzzy plugh"'
     assert leaf_for("{x} is an opera by Verdi") == "opera by Verdi"
     assert leaf_for('{x} fits the description "xyzzy plugh"') == "xyzzy plugh"
+
+
+def test_bare_leaf_statement_takes_its_relation_from_the_question():
+    # The model kept only "library" of "museums with a library": the claim must say "with a library".
+    q = "Maritime museums with a library but not art museums"
+    d = Decomposition.from_tree(parse_query('"maritime museums" AND "library" AND NOT "art museums"'), q)
+    assert d.atoms == ("{x} is a maritime museum", "{x} is a museum with a library", "{x} is an art museum")
+    assert d.leaves == ("maritime museums", "library", "art museums")  # retrieval keeps the model's leaves
+    # Without the question, or when the question has no relation before the leaf, the old wording stays.
+    assert Decomposition.from_tree(parse_query('"maritime museums" AND "library"')).atoms[1] == \
+        "{x} is a museum related to library"
+    assert Decomposition.from_tree(parse_query('"museums" AND NOT "garden"'), "Museums without a garden").atoms[1] == \
+        "{x} is a museum related to garden"  # "without" must never become "with"
+    assert question_phrase("Art Museums", q) is None  # a leaf with a head noun is complete already
 
 
 # --------------------------------------------------------------------------- validation

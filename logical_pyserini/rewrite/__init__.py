@@ -22,7 +22,7 @@ from ._factory import REWRITERS, decompose, get_rewriter
 from ._guard import GUARD_MODES, GuardDecision, exclusion_scopes, guard_decision, guard_rewrite
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter, split_clauses
-from ._statements import leaf_for, statement_for
+from ._statements import leaf_for, question_phrase, statement_for
 from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
 
@@ -45,6 +45,7 @@ __all__ = [
     "decompose",
     "get_rewriter",
     "leaf_for",
+    "question_phrase",
     "statement_for",
     "validate_decomposition",
     "validate_query",

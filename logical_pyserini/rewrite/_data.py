@@ -80,6 +80,8 @@ class RuleData:
     relation_start: re.Pattern
     relation_split: re.Pattern
     relation_split_last: re.Pattern
+    #: A relation word (and article) that ends a text: what introduces a bare leaf in the question.
+    relation_before: re.Pattern
     segment_break: re.Pattern
     #: ", or" before a restated head: the boundary of two clauses (see :func:`split_clauses`).
     clause_or: re.Pattern
@@ -247,6 +249,7 @@ def parse_rules(data: dict) -> RuleData:
         relation_start=_compile(r"^(?:{REL}|{CLAUSE})\b", macros, "relations"),
         relation_split=_compile(r"^(?P<head>.+?\s(?:{REL}))\s+(?P<comp>\S.*)$", macros, "relations"),
         relation_split_last=_compile(r"^(?P<head>.+\s(?:{REL}))\s+(?P<comp>\S.*)$", macros, "relations"),
+        relation_before=_compile(r"(?:{REL})\s+(?:(?:an?|the)\s+)?$", macros, "relations"),
         clause_starters=frozenset(clause),
         segment_break=_compile(data.get("segment_break", "(?!)"), macros, "segment_break"),
         clause_or=_compile(data.get("clause_or", "(?!)(?P<next>)"), macros, "clause_or"),

@@ -10,7 +10,7 @@ import re
 
 from ._data import RuleData, load_rules
 
-__all__ = ["head_noun", "leaf_for", "singular", "statement_for"]
+__all__ = ["head_noun", "leaf_for", "question_phrase", "singular", "statement_for"]
 
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
 _ARTICLE = re.compile(r"\{article\}\s+(\S)")
@@ -37,6 +37,30 @@ def head_noun(leaves: list[str], data: RuleData | None = None) -> str | None:
         for word in re.findall(r"[^\W\d_]+", leaf):
             if word.lower() in data.heads:
                 return singular(word, data).lower()
+    return None
+
+
+def question_phrase(leaf: str, question: str, data: RuleData | None = None) -> str | None:
+    """The bare ``leaf`` with the relation that introduces it in ``question``, else None.
+
+    A rewrite can keep only the complement of a condition (``"library"`` for
+    "maritime museums with a library"); the statement then reads "a museum
+    with a library" instead of the vaguer "a museum related to library".
+    Leaves that name a head noun or start with a relation are left alone.
+
+    >>> question_phrase("library", "Maritime museums with a library but not art museums")
+    'with a library'
+    >>> question_phrase("art museums", "Maritime museums with a library but not art museums") is None
+    True
+    """
+    data = data or load_rules()
+    words = re.findall(r"[^\W\d_]+", leaf)
+    if not question or not words or data.relation_start.match(leaf) or any(w.lower() in data.heads for w in words):
+        return None
+    for match in re.finditer(rf"(?<!\w){re.escape(leaf)}(?!\w)", question, re.IGNORECASE):
+        before = data.relation_before.search(question, 0, match.start())
+        if before is not None:
+            return question[before.start():match.end()]
     return None
 
 

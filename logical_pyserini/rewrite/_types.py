@@ -134,10 +134,11 @@ class Decomposition:
         """Decompose a logical query: one atom per distinct leaf.
 
         Statements come from the per-phrasing templates in ``rules.json``
-        (``"1990s comedy films"`` -> ``"{x} is a 1990s comedy film"``).
-        Retriever prefixes on leaves are not kept.
+        (``"1990s comedy films"`` -> ``"{x} is a 1990s comedy film"``); a
+        bare leaf takes the relation that introduces it in ``question``
+        (``"library"`` -> ``"{x} is a museum with a library"``).  Retriever prefixes on leaves are not kept.
         """
-        from ._statements import head_noun, statement_for  # late: the rule data loads on first use
+        from ._statements import head_noun, question_phrase, statement_for  # late: the rule data loads on first use
 
         terms = distinct_terms(node)
         index = {t.key[0]: i for i, t in enumerate(terms)}
@@ -145,7 +146,7 @@ class Decomposition:
         head = head_noun([t.text for t in terms])
         return cls(
             question,
-            tuple(statement_for(t.text, head=head) for t in terms),
+            tuple(statement_for((head and question_phrase(t.text, question)) or t.text, head=head) for t in terms),
             tuple(t.text for t in terms),
             render_formula(formula),
             source,
