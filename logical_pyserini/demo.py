@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm-add-dense", type=int, default=DEMO_ADD_DENSE, metavar="K",
                    help="OrLog(LLM) also judges the top K documents of a dense search of the question that the "
                    "logical run did not rank in its top --llm-depth (--rerank-add-dense; builds --dense-index "
-                   f"once; 3 raised nDCG@10 on the LLM topics from 0.943 to 0.949 and the demo from ~7 to ~9 minutes; "
+                   f"once; at depth 20, 3 raised nDCG@10 on the LLM topics from 0.943 to 0.949 and added ~2 minutes; "
                    f"default {DEMO_ADD_DENSE}).")
     p.add_argument("--dense-index", default="indexes/demo-dense", help="Where to build the Faiss index.")
     p.add_argument("--model", default="embedded", help="Language model spec for the LLM rows.")
