@@ -54,8 +54,8 @@ def question_phrase(leaf: str, question: str, data: RuleData | None = None) -> s
     True
     """
     data = data or load_rules()
-    words = re.findall(r"[^\W\d_]+", leaf)
-    if not question or not words or data.relation_start.match(leaf) or any(w.lower() in data.heads for w in words):
+    complete = data.relation_start.match(leaf) or head_noun([leaf], data) is not None
+    if not question or complete or not re.search(r"[^\W\d_]", leaf):
         return None
     for match in re.finditer(rf"(?<!\w){re.escape(leaf)}(?!\w)", question, re.IGNORECASE):
         before = data.relation_before.search(question, 0, match.start())
