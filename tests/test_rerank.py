@@ -205,6 +205,26 @@ def test_fusion_keeps_base_order_on_ties_and_low_confidence():
         OrLogReranker(FixedOracle(table), fusion=1.5)
 
 
+def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
+    # Every candidate judged unlikely (best 0.075): without the lift the base order wins; with it the
+    # posteriors, three times apart, decide.  A query whose best candidate reaches the lift is unchanged.
+    hits = [Hit("d0", 9.0), Hit("d1", 8.0), Hit("d2", 1.0)]
+    low = {"d0": 0.025, "d1": 0.01, "d2": 0.075}
+    lifted, _ = OrLogReranker(FixedOracle(low), depth=3).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in lifted] == ["d2", "d0", "d1"]
+    plain, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.0).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in plain] == ["d0", "d1", "d2"]
+    high = {"d0": 0.3, "d1": 0.1, "d2": 0.6}
+    a, _ = OrLogReranker(FixedOracle(high), depth=3).rerank(parse_query('"x"'), hits)
+    b, _ = OrLogReranker(FixedOracle(high), depth=3, lift=0.0).rerank(parse_query('"x"'), hits)
+    assert [h.score for h in a] == [h.score for h in b]
+    # The factor is capped (10x): near-zero posteriors cannot be blown up to the lift.
+    np.testing.assert_allclose(fuse([0.001, 0.002], [0.0, 0.0], 1.0, lift=0.5), [0.01, 0.02])
+    np.testing.assert_allclose(fuse([0.0, 0.0], [1.0, 0.0], 0.8, lift=0.5), [0.2, 0.0])  # all zero: untouched
+    with pytest.raises(ValueError, match="lift"):
+        OrLogReranker(FixedOracle(low), lift=2.0)
+
+
 def test_pooled_candidates_are_reranked_once_from_the_lowest_base_score():
     hits = [Hit(f"d{i}", 10.0 - i) for i in range(6)]
     extra = [Hit("d1", 0.9), Hit("d4", 0.8), Hit("x", 0.7), Hit("x", 0.6)]  # d1 already in, d4 moves up, x once

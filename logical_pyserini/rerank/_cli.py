@@ -21,7 +21,7 @@ _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per 
 
 
 def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--rerank-fusion`` and the model flags."""
+    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--rerank-fusion``, ``--rerank-lift`` and the model flags."""
     g = parser.add_argument_group("reranking")
     g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner", "llm-reasoner+logic"],
                    help="Rerank the top hits: orlog (plausibilities + ProbLog), or the baselines llm-reasoner "
@@ -35,6 +35,9 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
                         "default 0.8 (see README, OrLog reranking).")
+    g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
+                   help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
+                        "10x) so the best one does, before the fusion; 0 disables; default 0.5.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
@@ -66,10 +69,11 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         return reranker
     if args.rerank_depth < 1:
         raise ValueError("--rerank-depth must be >= 1")
-    from ._reranker import DEFAULT_FUSION, OrLogReranker, get_oracle
+    from ._reranker import DEFAULT_FUSION, DEFAULT_LIFT, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
     fusion = DEFAULT_FUSION if getattr(args, "rerank_fusion", None) is None else args.rerank_fusion
+    lift = DEFAULT_LIFT if getattr(args, "rerank_lift", None) is None else args.rerank_lift
     spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
         try:
@@ -79,7 +83,8 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
                 raise
             logger.warning("oracle auto: no LLM oracle is registered, using the leaf-score oracle")
             oracle = get_oracle("leaf")
-        reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion)
+        reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion,
+                                 lift=lift)
     else:
         if spec.partition(":")[0] in ("dense", "leaf"):
             raise ValueError(f"--rerank {args.rerank} needs a generative model: --oracle llm (with --model SPEC)")

@@ -8,22 +8,39 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import DEFAULT_FUSION, BaseReranker, DocTextFn, RerankedHit, RerankStats
+from ._base import DEFAULT_FUSION, DEFAULT_LIFT, MAX_LIFT, BaseReranker, DocTextFn, RerankedHit, RerankStats
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
-__all__ = ["DEFAULT_FUSION", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
 
 
-def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float) -> np.ndarray:
+def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 
     With ``weight < 1`` equal posteriors are ordered by the base score, and
     two candidates swap only when their posteriors differ by more than
     ``(1 - weight) / weight`` times their scaled base gap.
+
+    ``lift``: when every posterior is below it, all are multiplied by
+    ``lift / max`` (at most ``MAX_LIFT``), so the best candidate sits at
+    ``lift``.  Without it, a query the model judges no candidate to satisfy
+    (a conjunction of three paraphrased topics: posteriors 0.08 against
+    0.03) is ranked by the base score alone, although its posteriors still
+    order the candidates.  A common factor never changes the order of the
+    posteriors themselves, nor equal posteriors, nor a query whose best
+    candidate reaches ``lift``.
+
+    >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
+    [0.06, 0.22]
+    >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8, lift=0.5).round(3).tolist()
+    [0.4, 0.333]
     """
     p = np.asarray(posteriors, dtype=float)
+    best = float(p.max()) if len(p) else 0.0
+    if 0.0 < best < lift:
+        p = p * min(MAX_LIFT, lift / best)
     b = np.asarray(base, dtype=float)
     span = float(b.max() - b.min()) if len(b) else 0.0
     scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
@@ -110,6 +127,10 @@ class OrLogReranker(BaseReranker):
         candidates.  Below 1, equal posteriors keep the base order and a
         low-confidence judgement (posteriors close together) cannot overturn
         a clear base margin.  LLM answers are cached by the model layer.
+    lift : float
+        When no candidate's posterior reaches ``lift``, the query's
+        posteriors are scaled so the best one does (at most 10x) before the
+        fusion (see :func:`fuse`); 0 disables it.
     context_tokens : int
         Token budget for the document text in ``parametric+``.
     backend : str, optional
@@ -129,7 +150,7 @@ class OrLogReranker(BaseReranker):
 
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
-                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION):
+                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float = DEFAULT_LIFT):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -137,6 +158,9 @@ class OrLogReranker(BaseReranker):
         if not 0.0 <= fusion <= 1.0:
             raise ValueError(f"fusion must be in [0, 1], got {fusion}")
         self.fusion = float(fusion)
+        if not 0.0 <= lift <= 1.0:
+            raise ValueError(f"lift must be in [0, 1], got {lift}")
+        self.lift = float(lift)
         backends = available_backends()
         if not backends:
             raise RuntimeError("no ProbLog knowledge compiler available (install pysdd for sdd)")
@@ -216,4 +240,4 @@ class OrLogReranker(BaseReranker):
             return self._fail(hits, stats, exc), stats
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
-        return self._reorder(hits, fuse(posteriors, [float(h.score) for h in top], self.fusion)), stats
+        return self._reorder(hits, fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift)), stats

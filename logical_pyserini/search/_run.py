@@ -94,6 +94,7 @@ class SearchConfig:
     rerank: str | None = None
     rerank_depth: int = 20
     rerank_fusion: float | None = None
+    rerank_lift: float | None = None
     rerank_add_dense: int = 0
     oracle: str = "auto"
     knowledge: str = "parametric+"
