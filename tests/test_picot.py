@@ -215,6 +215,25 @@ def test_threads_share_the_engine_without_mixing_questions(executor):
     assert got == expected
 
 
+def test_worker_threads_leave_no_engine_for_swi_to_complain_about_at_exit(executor):
+    # A fresh interpreter: SWI starts in the main thread, worker threads query it, the process exits.
+    # Engines pyswip attached to the workers used to survive them, and SWI's exit cleanup printed
+    # "Failed to stop Prolog threads" after every threaded run.
+    import subprocess
+    import sys
+
+    code = ("import threading\n"
+            "from logical_pyserini.picot._prolog import PrologEngine\n"
+            "engine = PrologEngine.get()\n"
+            "results = []\n"
+            "threads = [threading.Thread(target=lambda: results.append(engine.run('X = 1'))) for _ in range(3)]\n"
+            "[t.start() for t in threads]\n[t.join() for t in threads]\n"
+            "assert results == [True] * 3 and engine.run('true')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Failed to stop Prolog threads" not in proc.stderr + proc.stdout
+
+
 def test_template_reader_reads_article_sentences():
     from logical_pyserini.picot import TemplateReader, phantomwiki_schema
 

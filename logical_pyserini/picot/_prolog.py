@@ -8,6 +8,7 @@ rebuilt from Python-side string concatenation of values.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -105,7 +106,7 @@ class PrologEngine:
         self._ids = itertools.count(1)
         interp = resources.files(__package__).joinpath("interp.pl")
         with resources.as_file(interp) as path:
-            with self.lock:
+            with self._session():
                 list(self._prolog.query(f"consult({prolog_string(str(path))})"))
 
     @classmethod
@@ -125,9 +126,24 @@ class PrologEngine:
     def new_module(self) -> str:
         return f"picot_kb_{next(self._ids)}"
 
+    @contextlib.contextmanager
+    def _session(self):
+        """The engine lock; in a thread that had no Prolog engine, the one pyswip attaches for the call is
+        destroyed after it.  Left attached, such engines make SWI-Prolog's exit cleanup print "Failed to stop
+        Prolog threads" after every threaded run (facts live in modules, not in engines, so nothing is lost)."""
+        from pyswip.core import PL_thread_self, _lib
+
+        with self.lock:
+            had_engine = PL_thread_self() != -1
+            try:
+                yield
+            finally:
+                if not had_engine and PL_thread_self() > 1:
+                    _lib.PL_thread_destroy_engine()
+
     def once_json(self, goal: str, var: str = "J") -> Any:
         """Run ``goal`` once; it must bind ``var`` to a JSON string, returned decoded."""
-        with self.lock:
+        with self._session():
             sols = list(self._prolog.query(goal, maxresult=1))
         if not sols:
             raise QueryError(f"Prolog goal failed: {goal[:200]}")
@@ -136,7 +152,7 @@ class PrologEngine:
 
     def run(self, goal: str) -> bool:
         """Run ``goal`` once; whether it succeeded."""
-        with self.lock:
+        with self._session():
             return bool(list(self._prolog.query(goal, maxresult=1)))
 
 

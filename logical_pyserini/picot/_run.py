@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 from ._count import count_answers, needs_count
 from ._data import Question
 from ._metrics import paired_test, score, summarize
-from ._prolog import QueryError
+from ._prolog import PrologEngine, QueryError
 from ._readers import READERS
 from ._retrieval import InContext, Passage, Retriever
 from ._schema import Schema
@@ -239,6 +239,8 @@ def run_questions(questions: Sequence[Question], config: RunConfig, schema: Sche
     if threads <= 1:
         rows = [work(q) for q in questions]
     else:
+        if config.method == "picot":
+            PrologEngine.get()  # SWI starts in this thread, so the engines workers attach are released per call
         with ThreadPoolExecutor(threads) as pool:
             rows = list(pool.map(work, questions))
     bar.close()
