@@ -17,6 +17,7 @@ from logical_pyserini.query import And, Not, Or, Term, parse_query
 from stub_server import serve
 from logical_pyserini.rerank import (
     CompiledFormula,
+    DEFAULT_LIFT,
     Entity,
     LLMOracle,
     LLMReasoner,
@@ -210,14 +211,23 @@ def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
     # posteriors, three times apart, decide.  A query whose best candidate reaches the lift is unchanged.
     hits = [Hit("d0", 9.0), Hit("d1", 8.0), Hit("d2", 1.0)]
     low = {"d0": 0.025, "d1": 0.01, "d2": 0.075}
-    lifted, _ = OrLogReranker(FixedOracle(low), depth=3).rerank(parse_query('"x"'), hits)
+    lifted, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in lifted] == ["d2", "d0", "d1"]
     plain, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.0).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in plain] == ["d0", "d1", "d2"]
     high = {"d0": 0.3, "d1": 0.1, "d2": 0.6}
-    a, _ = OrLogReranker(FixedOracle(high), depth=3).rerank(parse_query('"x"'), hits)
+    a, _ = OrLogReranker(FixedOracle(high), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
     b, _ = OrLogReranker(FixedOracle(high), depth=3, lift=0.0).rerank(parse_query('"x"'), hits)
     assert [h.score for h in a] == [h.score for h in b]
+    # The default comes from the oracle: the LLM oracle lifts, the others (leaf, dense, this one) do not.
+    assert OrLogReranker(FixedOracle(low)).lift == 0.0
+    assert LLMOracle.lift == DEFAULT_LIFT == 0.5
+    FixedOracle.lift = 0.5
+    try:
+        assert [h.docid for h in OrLogReranker(FixedOracle(low), depth=3).rerank(parse_query('"x"'), hits)[0]] \
+            == ["d2", "d0", "d1"]
+    finally:
+        del FixedOracle.lift
     # The factor is capped (10x): near-zero posteriors cannot be blown up to the lift.
     np.testing.assert_allclose(fuse([0.001, 0.002], [0.0, 0.0], 1.0, lift=0.5), [0.01, 0.02])
     np.testing.assert_allclose(fuse([0.0, 0.0], [1.0, 0.0], 0.8, lift=0.5), [0.2, 0.0])  # all zero: untouched

@@ -14,10 +14,10 @@ from ._oracle import Entity, Oracle, OracleError, valuation_parts
 from ._predicates import OrLogQuery, fill_statement, leaf_statement
 from ._problog import BACKENDS, CompiledFormula, available_backends, formula_program, program_posterior
 from ._reasoner import LLMReasoner, parse_answer
-from ._reranker import DEFAULT_FUSION, ORACLES, OrLogReranker, fuse, get_oracle
+from ._reranker import DEFAULT_FUSION, DEFAULT_LIFT, ORACLES, OrLogReranker, fuse, get_oracle
 
 __all__ = [
-    "BACKENDS", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_TAU", "KNOWLEDGE", "ORACLES",
+    "BACKENDS", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE", "ORACLES",
     "CompiledFormula", "DenseOracle", "Entity", "LLMOracle", "LLMReasoner", "Oracle",
     "OracleError", "OrLogQuery", "OrLogReranker", "RerankStats", "RerankedHit",
     "add_rerank_arguments", "apply_rerank", "available_backends", "build_reranker",

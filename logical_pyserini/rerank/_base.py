@@ -19,7 +19,8 @@ DEFAULT_FUSION = 0.8
 
 #: When no reranked candidate reaches this posterior, an OrLog query's posteriors are scaled up (at most
 #: ``MAX_LIFT`` times) so that its best candidate does: the model's relative judgement keeps its weight
-#: against the base score (see ``fuse``; measured in eval/results/synthetic_llm.md).  0 disables it.
+#: against the base score (see ``fuse``; measured in eval/results/synthetic_llm.md).  The LLM oracle's
+#: default (``Oracle.lift``); the leaf-score oracle keeps 0, where it cost the demo one topic.
 DEFAULT_LIFT = 0.5
 MAX_LIFT = 10.0
 

@@ -37,7 +37,8 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "default 0.8 (see README, OrLog reranking).")
     g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
-                        "10x) so the best one does, before the fusion; 0 disables; default 0.5.")
+                        "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, 0 for leaf and "
+                        "dense.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
@@ -69,11 +70,11 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         return reranker
     if args.rerank_depth < 1:
         raise ValueError("--rerank-depth must be >= 1")
-    from ._reranker import DEFAULT_FUSION, DEFAULT_LIFT, OrLogReranker, get_oracle
+    from ._reranker import DEFAULT_FUSION, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
     fusion = DEFAULT_FUSION if getattr(args, "rerank_fusion", None) is None else args.rerank_fusion
-    lift = DEFAULT_LIFT if getattr(args, "rerank_lift", None) is None else args.rerank_lift
+    lift = getattr(args, "rerank_lift", None)  # None: the oracle's own default
     spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
         try:

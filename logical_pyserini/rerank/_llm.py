@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..prompts import load_prompt
+from ._base import DEFAULT_LIFT
 from ._oracle import Entity, Oracle, OracleError, valuation_parts
 
 __all__ = ["LLMOracle"]
@@ -29,6 +30,8 @@ class LLMOracle(Oracle):
     prompt : dict, optional
         The ``orlog`` prompt (default: the bundled one).
     """
+
+    lift = DEFAULT_LIFT  # measured in eval/results/synthetic_llm.md
 
     def __init__(self, model: Any, prompt: dict | None = None):
         super().__init__()

@@ -86,6 +86,10 @@ class Oracle:
         Identifies the model and its settings (part of cache keys).
     prompt_version : str
         Version of the prompt wording (part of cache keys).
+    lift : float
+        The reranker's default ``lift`` for this oracle (see ``fuse``): 0
+        here; a language model's P(True), multiplied over conjuncts, leaves
+        every candidate of a hard query low while still ordering them.
     usage : dict
         Running counters: ``pairs``, ``prompt_tokens`` (tokens a plain,
         unshared prompt per pair would hold), ``computed_tokens`` (tokens
@@ -94,6 +98,7 @@ class Oracle:
 
     id: str = "oracle"
     prompt_version: str = ""
+    lift: float = 0.0
 
     def __init__(self) -> None:
         self.usage = {"pairs": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0}

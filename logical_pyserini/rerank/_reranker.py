@@ -127,10 +127,11 @@ class OrLogReranker(BaseReranker):
         candidates.  Below 1, equal posteriors keep the base order and a
         low-confidence judgement (posteriors close together) cannot overturn
         a clear base margin.  LLM answers are cached by the model layer.
-    lift : float
+    lift : float, optional
         When no candidate's posterior reaches ``lift``, the query's
         posteriors are scaled so the best one does (at most 10x) before the
-        fusion (see :func:`fuse`); 0 disables it.
+        fusion (see :func:`fuse`); 0 disables it.  Default: the oracle's
+        ``lift`` (0.5 for the LLM oracle, 0 for the leaf and dense ones).
     context_tokens : int
         Token budget for the document text in ``parametric+``.
     backend : str, optional
@@ -150,7 +151,7 @@ class OrLogReranker(BaseReranker):
 
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
-                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float = DEFAULT_LIFT):
+                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -158,6 +159,7 @@ class OrLogReranker(BaseReranker):
         if not 0.0 <= fusion <= 1.0:
             raise ValueError(f"fusion must be in [0, 1], got {fusion}")
         self.fusion = float(fusion)
+        lift = float(getattr(oracle, "lift", 0.0)) if lift is None else lift
         if not 0.0 <= lift <= 1.0:
             raise ValueError(f"lift must be in [0, 1], got {lift}")
         self.lift = float(lift)
