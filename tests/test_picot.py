@@ -566,6 +566,23 @@ def test_unplannable_question_is_answered_as_rag_answers_it(engine, llm_corpus):
     assert summarize([row])["fallbacks"] == 1 and summarize([row])["errors"] == 0
 
 
+def test_plan_without_an_answer_is_answered_as_rag_answers_it(engine, llm_corpus):
+    # A valid plan whose second hop finds nothing, and a final reply cut off before its answer:
+    # the question gets RAG's answer, never an empty prediction.
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = PlanScript([ScriptedModel.GOOD], {"Who is the friend of Ann Ray?": "none", question: "Bo Lee"})
+    script.final_cut = True
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["error"] is None, row["error"]
+    assert row["prolog_answer"] == [] and row["prediction"] == ["Bo Lee"] and row["em"] == 1.0
+    assert row["answer_from"] == "rag" and row["fallback"] == "rag (no answer)"
+    assert row["model_calls"] == 1 + 2 + 1 + 1 and row["retriever_calls"] == 2 + 1 + 1  # plan, SLICE x2, final, RAG
+    from logical_pyserini.picot import summarize
+    from logical_pyserini.picot._run import answered
+    assert summarize([row])["fallbacks"] == 1
+    assert not answered(["unknown"]) and not answered(["(no answer)"]) and answered(["0"])
+
+
 class BaselineScript(ScriptedModel):
     """IRCoT's step prompts: one reasoning sentence with no answer, then a sentence that gives it."""
 

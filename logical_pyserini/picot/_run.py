@@ -131,8 +131,31 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             # The final reply gave no answer (cut off, or none stated): the Prolog answer stands.
             log.warning("question %s: no answer in the final reply; using the Prolog answer", q.qid)
             row["prediction"], row["answer_from"] = list(res.answers), "prolog"
+        if not answered(row["prediction"]):
+            # Do no harm, as for a question with no plan: the plan ran but neither Prolog nor the final
+            # reply names anything (no fact found, or a placeholder such as "unknown" that the plan's
+            # if-then-else bound), so the question gets the answer standard RAG gives it.
+            log.warning("question %s: the plan gave no answer; answering it as standard RAG does", q.qid)
+            rag = method_rag(ctx, q)
+            row.update(prediction=rag["prediction"], reply_rag=rag["reply"], answer_from="rag",
+                       fallback="rag (no answer)")
+            row["model_calls"] += rag["model_calls"]
+            calls += rag["retriever_calls"]
     row["retriever_calls"] = calls
     return row
+
+
+#: Values that name nothing: a prediction made only of these is no answer.
+NON_ANSWERS = frozenset({"", "unknown", "none", "no answer", "n/a", "not given", "not stated"})
+
+
+def answered(prediction: Sequence[str]) -> bool:
+    """Whether ``prediction`` names anything (``NON_ANSWERS`` and placeholders such as "(no answer)" do not).
+
+    >>> answered(["unknown"]), answered([]), answered(["(no answer)"]), answered(["Bo Lee", "unknown"])
+    (False, False, False, True)
+    """
+    return any(str(a).strip().strip("()[]<>\"'.").strip().lower() not in NON_ANSWERS for a in prediction)
 
 
 def _need_model(ctx: Context, name: str) -> None:
