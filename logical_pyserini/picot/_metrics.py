@@ -85,7 +85,8 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         m, se = mean_se(vals)
         out[key] = {"mean": m, "se": se}
     out["errors"] = sum(1 for r in rows if r.get("error"))
-    out["fallbacks"] = sum(1 for r in rows if r.get("fallback"))  # answered by a baseline instead (π-CoT: no plan, or no answer)
+    # answered by a baseline instead (π-CoT: no plan, or a plan with no answer)
+    out["fallbacks"] = sum(1 for r in rows if r.get("fallback"))
     by_hops: dict[Any, list] = defaultdict(list)
     for r in rows:
         if r.get("hops") is not None:

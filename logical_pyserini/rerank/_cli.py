@@ -21,7 +21,8 @@ _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per 
 
 
 def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--rerank-fusion``, ``--rerank-lift`` and the model flags."""
+    """Add ``--rerank``, ``--rerank-depth``, ``--oracle``, ``--knowledge``, ``--rerank-fusion``,
+    ``--rerank-lift`` and the model flags."""
     g = parser.add_argument_group("reranking")
     g.add_argument("--rerank", default=None, choices=["orlog", "llm-reasoner", "llm-reasoner+logic"],
                    help="Rerank the top hits: orlog (plausibilities + ProbLog), or the baselines llm-reasoner "
@@ -37,8 +38,8 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "default 0.8 (see README, OrLog reranking).")
     g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
-                        "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, 0 for leaf and "
-                        "dense.")
+                        "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, "
+                        "0 for leaf and dense.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
