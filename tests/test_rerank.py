@@ -222,12 +222,11 @@ def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
     # The default comes from the oracle: the LLM oracle lifts, the others (leaf, dense, this one) do not.
     assert OrLogReranker(FixedOracle(low)).lift == 0.0
     assert LLMOracle.lift == DEFAULT_LIFT == 0.5
-    FixedOracle.lift = 0.5
-    try:
-        assert [h.docid for h in OrLogReranker(FixedOracle(low), depth=3).rerank(parse_query('"x"'), hits)[0]] \
-            == ["d2", "d0", "d1"]
-    finally:
-        del FixedOracle.lift
+    class LiftingOracle(FixedOracle):
+        lift = 0.5
+
+    assert [h.docid for h in OrLogReranker(LiftingOracle(low), depth=3).rerank(parse_query('"x"'), hits)[0]] \
+        == ["d2", "d0", "d1"]
     # The factor is capped (10x): near-zero posteriors cannot be blown up to the lift.
     np.testing.assert_allclose(fuse([0.001, 0.002], [0.0, 0.0], 1.0, lift=0.5), [0.01, 0.02])
     np.testing.assert_allclose(fuse([0.0, 0.0], [1.0, 0.0], 0.8, lift=0.5), [0.2, 0.0])  # all zero: untouched

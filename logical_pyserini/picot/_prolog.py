@@ -99,9 +99,11 @@ class PrologEngine:
             raise PrologUnavailable(f"swipl not found on PATH; {INSTALL_HINT}")
         try:
             from pyswip import Prolog
+            from pyswip.core import PL_thread_self, _lib
         except Exception as exc:  # ImportError, or libswipl not found
             raise PrologUnavailable(f"pyswip cannot load SWI-Prolog ({exc}); {INSTALL_HINT}") from None
         self._prolog = Prolog()
+        self._thread_self, self._destroy_engine = PL_thread_self, _lib.PL_thread_destroy_engine
         self.lock = threading.RLock()
         self._ids = itertools.count(1)
         interp = resources.files(__package__).joinpath("interp.pl")
@@ -131,15 +133,13 @@ class PrologEngine:
         """The engine lock; in a thread that had no Prolog engine, the one pyswip attaches for the call is
         destroyed after it.  Left attached, such engines make SWI-Prolog's exit cleanup print "Failed to stop
         Prolog threads" after every threaded run (facts live in modules, not in engines, so nothing is lost)."""
-        from pyswip.core import PL_thread_self, _lib
-
         with self.lock:
-            had_engine = PL_thread_self() != -1
+            had_engine = self._thread_self() != -1
             try:
                 yield
             finally:
-                if not had_engine and PL_thread_self() > 1:
-                    _lib.PL_thread_destroy_engine()
+                if not had_engine and self._thread_self() > 1:
+                    self._destroy_engine()
 
     def once_json(self, goal: str, var: str = "J") -> Any:
         """Run ``goal`` once; it must bind ``var`` to a JSON string, returned decoded."""
