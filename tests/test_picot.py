@@ -354,13 +354,20 @@ class ScriptedModel:
     def __init__(self):
         self.prompts: list[str] = []
         self.final_cut = False  # the final reply stops mid-sentence, as at a token limit
+        self.extract_reply = "I cannot tell."  # the reply to the answer-extraction turn
+        self.extractions: list[list[dict]] = []  # the messages of every answer-extraction turn
 
     def __call__(self, path, body, headers):
         import re
 
+        from logical_pyserini.picot._llm import prompts
+
         user = [m["content"] for m in body["messages"] if m["role"] == "user"]
         self.prompts.append(user[-1])
-        if "devise a Prolog query" in user[0]:
+        if user[-1] == prompts()["answer"]["extract"]:
+            self.extractions.append(body["messages"])
+            text = self.extract_reply
+        elif "devise a Prolog query" in user[0]:
             text = "**Query:** job(Y1, pilot(\n**Target:** Y2\n**Definition:**" if len(user) == 1 else self.GOOD
         elif "Notes from a Prolog derivation" in user[-1]:
             gave = re.search(r"<prolog>\n(.*)\n</prolog>", user[-1]).group(1)
@@ -424,8 +431,10 @@ def test_llm_plan_repair_reader_and_final_answer(engine, llm_corpus):
     assert "syntax error" in row["plan_attempts"][0]["error"]
     assert row["prolog"] == ['job(Y1, "pilot")', "friend(Y1, Y2)"] and row["prolog_answer"] == ["Bo Lee"]
     assert row["prediction"] == ["Bo Lee"] and row["em"] == 1.0 and "answer_from" not in row
-    # A final reply cut off before its answer: the Prolog answer stands (and says so), not a fragment.
+    # A final reply cut off before its answer, and a second turn that names none either: the Prolog
+    # answer stands (and says so), not a fragment.
     assert row_fallback["prediction"] == ["Bo Lee"] and row_fallback["answer_from"] == "prolog"
+    assert row_fallback["reply_extract"] == "I cannot tell." and "reply_extract" not in row
     assert row["model_calls"] == 2 + 2 + 1                                    # plan x2, SLICE x2, final
     assert row["retriever_calls"] == 3                                        # SLICE x2 + the question itself
     final = cut_prompts[-1]
@@ -576,7 +585,8 @@ def test_plan_without_an_answer_is_answered_as_rag_answers_it(engine, llm_corpus
     assert row["error"] is None, row["error"]
     assert row["prolog_answer"] == [] and row["prediction"] == ["Bo Lee"] and row["em"] == 1.0
     assert row["answer_from"] == "rag" and row["fallback"] == "rag (no answer)"
-    assert row["model_calls"] == 1 + 2 + 1 + 1 and row["retriever_calls"] == 2 + 1 + 1  # plan, SLICE x2, final, RAG
+    # plan, SLICE x2, final, its answer-extraction turn (no answer either), RAG
+    assert row["model_calls"] == 1 + 2 + 1 + 1 + 1 and row["retriever_calls"] == 2 + 1 + 1
     from logical_pyserini.picot import summarize
     from logical_pyserini.picot._run import answered
     assert summarize([row])["fallbacks"] == 1
@@ -626,6 +636,47 @@ def test_baselines_cot_rag_and_ircot(llm_corpus):
                                  "The friend of Ann Ray is Bo Lee, so the answer is Bo Lee."]
     assert ircot["model_calls"] == 2 and ircot["retriever_calls"] == 2
     assert "Answer: The occupation of Ann Ray is pilot." in ircot["prompts"][1]     # the thought is carried on
+
+
+class CutFinalScript(ScriptedModel):
+    """The final chain of thought runs out of tokens before its answer, as the 1.5B model's often did."""
+
+    def __call__(self, path, body, headers):
+        from logical_pyserini.picot._llm import prompts
+
+        user = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        if len(user) == 1 and prompts()["answer"]["instruction"].split("{notes}")[1][:40] in user[0]:
+            self.prompts.append(user[0])
+            text = "To answer this question, I'll analyze the evidence step by step:\n1. The first document"
+            return {"choices": [{"message": {"content": text}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+        return super().__call__(path, body, headers)
+
+
+def test_a_final_reply_cut_off_before_its_answer_gets_a_second_turn(llm_corpus):
+    from logical_pyserini.models import get_model
+    from logical_pyserini.picot import LuceneRetriever, Question, RunConfig, Schema, run_questions
+
+    corpus, index = llm_corpus
+    q = Question("q1", "Who is the friend of the person whose occupation is pilot?", ["Bo Lee"])
+    rows, scripts = {}, {}
+    for extraction in (True, False):
+        scripts[extraction] = script = CutFinalScript()
+        script.extract_reply = "The answer is Bo Lee."
+        with scripted_server(script) as url:
+            model = get_model("openai:cut", base_url=url, api_key="x", cache=None)
+            cfg = RunConfig(method="rag", dataset="2wiki", k=1, answer_extraction=extraction)
+            [rows[extraction]] = run_questions([q], cfg, Schema({}), LuceneRetriever(index, corpus), model,
+                                               progress=False)
+    on, off = rows[True], rows[False]
+    assert on["error"] is None and on["prediction"] == ["Bo Lee"] and on["em"] == 1.0 and on["model_calls"] == 2
+    assert on["reply"].endswith("1. The first document") and on["reply_extract"] == "The answer is Bo Lee."
+    # The second turn continues the same chat: the evidence prompt, the cut-off reply, then the request.
+    [turns] = scripts[True].extractions
+    assert [m["role"] for m in turns] == ["user", "assistant", "user"] and turns[1]["content"] == on["reply"]
+    assert "(BEGIN EVIDENCE)" in turns[0]["content"]
+    # --no-answer-extraction: one call, and the cut-off reply gives no answer rather than a fragment.
+    assert off["prediction"] == [] and off["model_calls"] == 1 and "reply_extract" not in off
+    assert scripts[False].extractions == []
 
 
 def test_in_context_setting_reads_the_whole_universe(engine):
@@ -681,14 +732,17 @@ def test_bench_reparse_rescores_saved_replies_of_one_reply_methods_only(tmp_path
            "reply": reply, "retriever_calls": 1, "model_calls": 1, "seconds": 1.0}
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
+    # a reply cut off by the token limit, answered by the second turn (answer extraction)
+    cut = {**old, "qid": "b", "prediction": [], "reply": "Step 1: The evidence says", "reply_extract": "The answer is chess."}
     for stem in ("rag", "picot"):
         (src / f"{stem}.meta.json").write_text(json.dumps({"spec": stem, "command": "c", "note": "n"}))
-        (src / f"{stem}.jsonl").write_text(json.dumps(old) + "\n")
+        (src / f"{stem}.jsonl").write_text(json.dumps(old) + "\n" + (json.dumps(cut) + "\n" if stem == "rag" else ""))
     bench.main(["reparse", "--runs", str(src), "--output", str(out)])
-    rag = json.loads((out / "rag.jsonl").read_text())
+    rag, rag_cut = [json.loads(line) for line in (out / "rag.jsonl").read_text().splitlines()]
     assert rag["prediction"] == ["chess"] and rag["em"] == 1.0 and rag["f1"] == 1.0
+    assert rag_cut["prediction"] == ["chess"] and rag_cut["em"] == 1.0
     assert json.loads((out / "picot.jsonl").read_text())["prediction"] == ["pilot is chess"]
-    assert "1 changed" in json.loads((out / "rag.meta.json").read_text())["note"]
-    assert json.loads((src / "rag.jsonl").read_text())["prediction"] == ["pilot is chess"]
+    assert "2 changed" in json.loads((out / "rag.meta.json").read_text())["note"]
+    assert json.loads((src / "rag.jsonl").read_text().splitlines()[0])["prediction"] == ["pilot is chess"]
     with pytest.raises(SystemExit):
         bench.main(["reparse", "--runs", str(src), "--output", str(src)])

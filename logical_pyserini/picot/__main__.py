@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cut each passage to this many model tokens in prompts (default: whole passages)")
     p.add_argument("--ircot-iterations", type=int, default=4)
     p.add_argument("--max-new-tokens", type=int, default=256)
+    p.add_argument("--no-answer-extraction", dest="answer_extraction", action="store_false",
+                   help="do not ask a second turn for the answer when the final reply names none (cut off by "
+                        "--max-new-tokens, or outside the \"The answer is\" format)")
     p.add_argument("--limit", type=int, default=None, help="first N questions only")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--output", required=True, help="predictions JSONL; metrics go to OUTPUT.metrics.json")
@@ -116,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     config = RunConfig(method=args.method, setting=args.setting, reader=args.reader, gold_prolog=args.gold_prolog,
                        dataset=args.dataset, k=args.k or DEFAULT_K[args.dataset], verify=args.verify,
                        ircot_iterations=args.ircot_iterations, max_new_tokens=args.max_new_tokens,
+                       answer_extraction=args.answer_extraction,
                        slice_k=args.slice_hits, max_passage_tokens=args.max_passage_tokens,
                        corpus_passages=corpus_passages)
     start = time.perf_counter()

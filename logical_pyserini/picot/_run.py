@@ -42,6 +42,7 @@ class RunConfig:
     plan_max_new_tokens: int = 384
     max_evidence_tokens: int = 6000
     max_slice_calls: int = 2000         # SLICE calls per question before it is cut off (reported as an error)
+    answer_extraction: bool = True     # a second turn asks for the answer when the final reply names none
     corpus_passages: list[Passage] = field(default_factory=list)  # in-context PhantomWiki: the whole universe
 
     @property
@@ -61,15 +62,48 @@ def _context_passages(q: Question, cfg: RunConfig) -> list[Passage]:
     return q.passages or cfg.corpus_passages
 
 
+@dataclass
+class FinalAnswer:
+    """The final chain of thought: its parsed answers, the reply, and the second turn if one was needed."""
+    prediction: list[str]
+    reply: str
+    calls: int = 1
+    extraction: str | None = None  # the reply to the second turn (``answer.extract``), when asked
+
+    def fields(self) -> dict[str, Any]:
+        """The row fields (``reply_extract`` only when the second turn was asked)."""
+        out: dict[str, Any] = {"prediction": self.prediction, "reply": self.reply}
+        if self.extraction is not None:
+            out["reply_extract"] = self.extraction
+        return out
+
+
 def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes: Sequence[str] = (),
-                  prolog_answer: Sequence[str] | None = None) -> tuple[list[str], str]:
+                  prolog_answer: Sequence[str] | None = None) -> FinalAnswer:
     from ._llm import answer_prompt, parse_answer, prompts
 
+    p = prompts()
     text = answer_prompt(q.question, passages, ctx.model, notes, prolog_answer, ctx.config.max_evidence_tokens,
                          ctx.config.max_passage_tokens)
-    reply = ctx.model.chat([{"role": "user", "content": text}], max_new_tokens=ctx.config.max_new_tokens,
-                           version=prompts()["version"])
-    return parse_answer(reply, prompts()["answer_sep"]), reply
+    messages = [{"role": "user", "content": text}]
+    reply = ctx.model.chat(messages, max_new_tokens=ctx.config.max_new_tokens, version=p["version"])
+    out = FinalAnswer(parse_answer(reply, p["answer_sep"]), reply)
+    if ctx.config.answer_extraction and not answered(out.prediction):
+        # Two-stage answer extraction (as in zero-shot CoT): a small model often spends the token budget
+        # on its reasoning and is cut off before "The answer is", or answers "Yes, both ..." outside the
+        # format. One more turn, with the reply so far, asks for the answer alone; it costs a call only
+        # for these replies, and every method (RAG, CoT, IRCoT, π-CoT) shares it through this function.
+        messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": p["answer"]["extract"]}]
+        out.extraction = ctx.model.chat(messages, max_new_tokens=EXTRACT_MAX_NEW_TOKENS, version=p["version"])
+        out.calls += 1
+        second = parse_answer(out.extraction, p["answer_sep"])
+        if answered(second):
+            out.prediction = second
+    return out
+
+
+#: New tokens for the answer-extraction turn: one line, "The answer is ...".
+EXTRACT_MAX_NEW_TOKENS = 32
 
 
 def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
@@ -125,8 +159,9 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             calls += retriever.calls
             seen = {p.docid for p in res.passages}
             passages = res.passages + [p for p in extra if p.docid not in seen]
-        row["prediction"], row["reply"] = _final_answer(ctx, q, passages, res.notes, res.answers)
-        row["model_calls"] += 1
+        final = _final_answer(ctx, q, passages, res.notes, res.answers)
+        row.update(final.fields())
+        row["model_calls"] += final.calls
         if not row["prediction"] and res.answers:
             # The final reply gave no answer (cut off, or none stated): the Prolog answer stands.
             log.warning("question %s: no answer in the final reply; using the Prolog answer", q.qid)
@@ -166,8 +201,8 @@ def _need_model(ctx: Context, name: str) -> None:
 def method_cot(ctx: Context, q: Question) -> dict[str, Any]:
     """In-context chain of thought: all of the question's passages (gold + distractors)."""
     _need_model(ctx, "cot")
-    pred, reply = _final_answer(ctx, q, _context_passages(q, ctx.config))
-    return {"prediction": pred, "reply": reply, "model_calls": 1, "retriever_calls": 0}
+    final = _final_answer(ctx, q, _context_passages(q, ctx.config))
+    return {**final.fields(), "model_calls": final.calls, "retriever_calls": 0}
 
 
 def method_rag(ctx: Context, q: Question) -> dict[str, Any]:
@@ -175,8 +210,8 @@ def method_rag(ctx: Context, q: Question) -> dict[str, Any]:
     _need_model(ctx, "rag")
     ctx.retriever.reset()
     passages = ctx.retriever.retrieve(q.question, ctx.config.k, _context_passages(q, ctx.config))
-    pred, reply = _final_answer(ctx, q, passages)
-    return {"prediction": pred, "reply": reply, "model_calls": 1, "retriever_calls": ctx.retriever.calls,
+    final = _final_answer(ctx, q, passages)
+    return {**final.fields(), "model_calls": final.calls, "retriever_calls": ctx.retriever.calls,
             "docs": [p.docid for p in passages]}
 
 
@@ -212,11 +247,12 @@ def method_ircot(ctx: Context, q: Question) -> dict[str, Any]:
         for x in ctx.retriever.retrieve(sentence or q.question, cfg.k, _context_passages(q, cfg)):
             passages.setdefault(x.docid, x)
     pred = parse_answer(" ".join(thoughts), p["answer_sep"]) if "answer is" in " ".join(thoughts).lower() else []
+    row: dict[str, Any] = {"prediction": pred, "reply": reply}
     if not pred:  # no answer within the iterations: one final chain of thought over what was gathered
-        pred, reply = _final_answer(ctx, q, list(passages.values()))
-        calls += 1
-    return {"prediction": pred, "reply": reply, "thoughts": thoughts, "model_calls": calls,
-            "retriever_calls": ctx.retriever.calls}
+        final = _final_answer(ctx, q, list(passages.values()))
+        row = final.fields()
+        calls += final.calls
+    return {**row, "thoughts": thoughts, "model_calls": calls, "retriever_calls": ctx.retriever.calls}
 
 
 METHODS: dict[str, Callable[[Context, Question], dict[str, Any]]] = {
