@@ -290,6 +290,26 @@ def test_llm_judgement_ranks_first_with_scored_order_as_tie_break(tmp_path):
     assert 0 < len(evidence) <= 30 and all(re.fullmatch(r"e\d+ r\d+ e\d+", line) for line in evidence)
 
 
+def test_llm_accepts_only_candidates_and_evidence_facts_of_the_step(tmp_path):
+    """An id must be a shown candidate or a tail of the step's relation from its input in the evidence:
+    the source itself (an echo the 1.5B model often gave) and tails of other relations are rejected."""
+    root = synonym_dataset(tmp_path / "syn")
+    triples = read_triples(root / "train.txt")
+    g = KnowledgeGraph(triples, NE, NR)
+    head = next(h for h in range(5, 20)
+                if {t for hh, r, t in triples if hh == h and r == 2} != {t for hh, r, t in triples if hh == h and r == 4})
+    [fact] = [t for h, r, t in triples if h == head and r == 2]
+    [other] = [t for h, r, t in triples if h == head and r == 4]
+    lm = ScriptedModel(lambda text: f"e{head}\ne{other}\ne{fact}\n")
+    ex = LLMExecutor(g, model=lm, candidates=0, max_triples=40)  # no candidates: evidence alone
+    result = ex.execute(compile_query("1p", (head, (2,))))
+    prompt = lm.prompts[0]
+    assert f"e{head} r4 e{other}" in prompt  # a fact of another relation, in the evidence
+    assert int(np.argmax(result.scores)) == fact and result.scores[fact] >= 1.0
+    assert result.scores[head] < 1.0 and result.scores[other] < 1.0
+    assert result.info["unsupported"] == 2
+
+
 def test_llm_majority_vote_and_set_steps_use_cached_placeholders(tmp_path):
     root = synonym_dataset(tmp_path / "syn")
     g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)

@@ -52,8 +52,8 @@ class LLMExecutor(Executor[np.ndarray]):
     step's relation and of its rules' relations first) and the top
     ``candidates`` proposed by the ``scored`` executor with the rule paths that
     support them.  The reply must be one id per line or ``NONE``; ids that are
-    neither candidates nor tails in the evidence are rejected (counted in
-    ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
+    neither candidates nor evidence facts of the step (a tail of its relation
+    from a member of its input) are rejected (counted in ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
     rotated per sample and accepted ids are majority-voted.
 
     Ordering: an entity's score is its vote share (1 when every sample
@@ -173,7 +173,11 @@ class LLMExecutor(Executor[np.ndarray]):
         info["prompts"] = info.get("prompts", 0) + len(prompts)
         for k in ("prompt_tokens", "generated_tokens", "cache_hits"):
             info[k] = info.get(k, 0) + self.model.usage.get(k, 0) - before.get(k, 0)
-        allowed = set(cands) | {t for _, _, t in evidence}
+        # An id is accepted only as a shown candidate or as an evidence fact of this very step: a tail of
+        # the step's relation from a member of its input. Any tail in the evidence was accepted before,
+        # and the 1.5B model answered with the step's own source entity in 60 of 127 steps (an echo that
+        # some other edge made "supported"), which then ranked first.
+        allowed = set(cands) | {t for h, r, t in evidence if r == relation and s[h] > 0}
         votes = np.zeros(self.graph.num_entities, np.float32)
         for reply in replies:
             ids, ok = parse_ids(reply.text)
