@@ -79,7 +79,7 @@ class FinalAnswer:
 
 
 def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes: Sequence[str] = (),
-                  prolog_answer: Sequence[str] | None = None) -> FinalAnswer:
+                  prolog_answer: Sequence[str] | None = None, extract: bool = True) -> FinalAnswer:
     from ._llm import answer_prompt, parse_answer, prompts
 
     p = prompts()
@@ -88,7 +88,7 @@ def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes:
     messages = [{"role": "user", "content": text}]
     reply = ctx.model.chat(messages, max_new_tokens=ctx.config.max_new_tokens, version=p["version"])
     out = FinalAnswer(parse_answer(reply, p["answer_sep"]), reply)
-    if ctx.config.answer_extraction and not answered(out.prediction):
+    if extract and ctx.config.answer_extraction and not answered(out.prediction):
         # Two-stage answer extraction (as in zero-shot CoT): a small model often spends the token budget
         # on its reasoning and is cut off before "The answer is", or answers "Yes, both ..." outside the
         # format. One more turn, with the reply so far, asks for the answer alone; it costs a call only
@@ -159,7 +159,9 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             calls += retriever.calls
             seen = {p.docid for p in res.passages}
             passages = res.passages + [p for p in extra if p.docid not in seen]
-        final = _final_answer(ctx, q, passages, res.notes, res.answers)
+        # A Prolog answer outranks a second turn: when the final reply names nothing, the symbolic answer
+        # stands (on 2Wiki's comparisons the second turn named the directors instead of the film).
+        final = _final_answer(ctx, q, passages, res.notes, res.answers, extract=not answered(res.answers))
         row.update(final.fields())
         row["model_calls"] += final.calls
         if not row["prediction"] and res.answers:
