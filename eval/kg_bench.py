@@ -263,7 +263,8 @@ def llm(ns, argv) -> None:
                      "(Qwen2.5-Coder-1.5B-Instruct, bf16) on 2 shared CPU cores. Each projection is one prompt: "
                      "abstract ids, the capped query-aware neighbourhood, the top candidates of `scored` with "
                      "their rule paths; the reply is one id per line or NONE. Ranking: the model's vote share, "
-                     "then the scored order (1e-3 x scored score) as tie-break.")
+                     "then the scored order as tie-break; entities the model did not accept keep 0.99 x their scored probability, "
+                     "so set steps read probabilities. Only shown candidates and evidence facts of the step can be accepted.")
     lines += C.md_table(["method", *TYPES, "n"], [
         _row("llm (ours)", a) + [str(len(llm_rows))], _row("scored, same queries", b) + [str(len(same))],
         _row("llm Hits@1", a, "Hits@1") + [""], _row("scored Hits@1", b, "Hits@1") + [""]])

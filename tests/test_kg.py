@@ -310,6 +310,19 @@ def test_llm_accepts_only_candidates_and_evidence_facts_of_the_step(tmp_path):
     assert result.info["unsupported"] == 2
 
 
+def test_llm_scores_stay_on_the_probability_scale_for_set_steps():
+    """Accepted entities first, then the proposer's order; an entity the model did not accept keeps its
+    probability, so a negated branch x * (1 - n) still removes a likely member of the negated set."""
+    from logical_pyserini.kg._llm import judged_scores
+
+    proposed = np.array([0.95, 0.2, 0.6, 0.0, 0.3], np.float32)
+    judged = np.array([0.0, 1.0, 0.0, 0.0, 0.5], np.float32)
+    out = judged_scores(judged, proposed)
+    assert np.all((out >= 0) & (out <= 1))
+    assert np.argsort(-out, kind="stable").tolist() == [1, 4, 0, 2, 3]   # votes, then scored order
+    assert out[0] > 0.9 and 1 - out[0] < 0.1 and out[3] == 0.0          # a negated branch still removes entity 0
+
+
 def test_llm_majority_vote_and_set_steps_use_cached_placeholders(tmp_path):
     root = synonym_dataset(tmp_path / "syn")
     g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)

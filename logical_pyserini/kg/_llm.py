@@ -43,6 +43,30 @@ def parse_ids(text: str) -> tuple[list[int], bool]:
     return ids, ok
 
 
+#: Accepted entities score in [ACCEPTED, 1]; every other entity keeps ACCEPTED x its scored probability.
+ACCEPTED = 0.99
+
+
+def judged_scores(judged: np.ndarray, proposed: np.ndarray) -> np.ndarray:
+    """One projection's scores from the model's vote shares and the proposer's probabilities.
+
+    Accepted entities (vote share > 0) come first, ordered by vote share, then by
+    ``proposed``; the rest keep their ``proposed`` order.  All values stay in
+    [0, 1] on the proposer's probability scale: the earlier ``judged + 1e-3 *
+    proposed`` put every entity the model did not accept near 0, so a negated
+    branch ``x * (1 - n)`` removed only the accepted ones (2in 9.7 against
+    scored's 16.2 on the same queries) and an intersection multiplied scales
+    that differ by 1000.
+
+    >>> [round(float(x), 4) for x in judged_scores(np.array([0.0, 1.0, 0.0]), np.array([0.9, 0.2, 0.5]))]
+    [0.891, 0.9992, 0.495]
+    """
+    p = np.clip(proposed, 0.0, 1.0).astype(np.float32)
+    span = 1.0 - ACCEPTED
+    accepted = ACCEPTED + span * (0.9 * judged + 0.1 * p)
+    return np.where(judged > 0, accepted, ACCEPTED * p).astype(np.float32)
+
+
 @register_executor
 class LLMExecutor(Executor[np.ndarray]):
     """ROG: one prompt per projection, over abstract ids, with capped query-aware evidence.
@@ -56,10 +80,10 @@ class LLMExecutor(Executor[np.ndarray]):
     from a member of its input) are rejected (counted in ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
     rotated per sample and accepted ids are majority-voted.
 
-    Ordering: an entity's score is its vote share (1 when every sample
-    accepted it) plus 1e-3 times its ``scored`` score, so the model's judgement
-    ranks first and the scored order breaks ties and orders everything the
-    model did not accept.  Intersection (product), union (max) and negation
+    Ordering (:func:`judged_scores`): accepted entities rank first, by vote
+    share and then by their ``scored`` score; everything else keeps its
+    ``scored`` score (times 0.99), so the vector stays on the probability
+    scale that the set steps and the next projection read.  Intersection (product), union (max) and negation
     (``x * (1 - n)``, at the end of the step) act on the cached score vectors
     without a prompt: on explicit sets they are exact, a model could only add
     errors.
@@ -192,7 +216,7 @@ class LLMExecutor(Executor[np.ndarray]):
         judged = votes / max(1, len(prompts))
         if self.samples > 1:  # majority vote: below half the samples counts as rejected
             judged = np.where(judged > 0.5, judged, 0.0).astype(np.float32)
-        return judged + 1e-3 * proposed
+        return judged_scores(judged, proposed)
 
     def project_anchor(self, entity, relation, step, ctx):
         s = np.zeros(self.graph.num_entities, np.float32)
