@@ -260,14 +260,12 @@ def cmd_reparse(args) -> None:
     parser and rescoring (no model call); other rows and every ``.meta.json`` are copied unchanged."""
     from logical_pyserini._io import atomic_write_text
     from logical_pyserini.picot import score
-    from logical_pyserini.picot._llm import parse_answer, prompts
-    from logical_pyserini.picot._run import answered
+    from logical_pyserini.picot._run import final_prediction
 
     src, out = Path(args.runs), Path(args.output)
     if src.resolve() == out.resolve():
         raise SystemExit("reparse: --output must differ from --runs")
     out.mkdir(parents=True, exist_ok=True)
-    sep = prompts()["answer_sep"]
     for meta_path in sorted(src.glob("*.meta.json")):
         stem = meta_path.name[: -len(".meta.json")]
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
@@ -277,10 +275,7 @@ def cmd_reparse(args) -> None:
             for r in rows:
                 if r.get("reply") is None:
                     continue
-                pred = parse_answer(r["reply"], sep)
-                if not answered(pred) and r.get("reply_extract") is not None:  # the second turn, as in the run
-                    second = parse_answer(r["reply_extract"], sep)
-                    pred = second if answered(second) else pred
+                pred = final_prediction(r["reply"], r.get("reply_extract"))  # with the second turn, as in the run
                 if pred != r["prediction"]:
                     changed += 1
                     r["prediction"] = pred

@@ -77,13 +77,15 @@ class LLMExecutor(Executor[np.ndarray]):
     ``candidates`` proposed by the ``scored`` executor with the rule paths that
     support them.  The reply must be one id per line or ``NONE``; ids that are
     neither candidates nor evidence facts of the step (a tail of its relation
-    from a member of its input) are rejected (counted in ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
+    from a member of its input) are rejected (counted in
+    ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
     rotated per sample and accepted ids are majority-voted.
 
     Ordering (:func:`judged_scores`): accepted entities rank first, by vote
     share and then by their ``scored`` score; everything else keeps its
     ``scored`` score (times 0.99), so the vector stays on the probability
-    scale that the set steps and the next projection read.  Intersection (product), union (max) and negation
+    scale that the set steps and the next projection read.  Intersection
+    (product), union (max) and negation
     (``x * (1 - n)``, at the end of the step) act on the cached score vectors
     without a prompt: on explicit sets they are exact, a model could only add
     errors.

@@ -67,8 +67,12 @@ class FinalAnswer:
     """The final chain of thought: its parsed answers, the reply, and the second turn if one was needed."""
     prediction: list[str]
     reply: str
-    calls: int = 1
     extraction: str | None = None  # the reply to the second turn (``answer.extract``), when asked
+
+    @property
+    def calls(self) -> int:
+        """Model calls: the reply, plus the second turn when it was asked."""
+        return 1 if self.extraction is None else 2
 
     def fields(self) -> dict[str, Any]:
         """The row fields (``reply_extract`` only when the second turn was asked)."""
@@ -87,19 +91,31 @@ def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes:
                          ctx.config.max_passage_tokens)
     messages = [{"role": "user", "content": text}]
     reply = ctx.model.chat(messages, max_new_tokens=ctx.config.max_new_tokens, version=p["version"])
-    out = FinalAnswer(parse_answer(reply, p["answer_sep"]), reply)
-    if extract and ctx.config.answer_extraction and not answered(out.prediction):
+    extraction = None
+    if extract and ctx.config.answer_extraction and not answered(parse_answer(reply, p["answer_sep"])):
         # Two-stage answer extraction (as in zero-shot CoT): a small model often spends the token budget
         # on its reasoning and is cut off before "The answer is", or answers "Yes, both ..." outside the
         # format. One more turn, with the reply so far, asks for the answer alone; it costs a call only
         # for these replies, and every method (RAG, CoT, IRCoT, π-CoT) shares it through this function.
         messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": p["answer"]["extract"]}]
-        out.extraction = ctx.model.chat(messages, max_new_tokens=EXTRACT_MAX_NEW_TOKENS, version=p["version"])
-        out.calls += 1
-        second = parse_answer(out.extraction, p["answer_sep"])
+        extraction = ctx.model.chat(messages, max_new_tokens=EXTRACT_MAX_NEW_TOKENS, version=p["version"])
+    return FinalAnswer(final_prediction(reply, extraction), reply, extraction)
+
+
+def final_prediction(reply: str, extraction: str | None = None) -> list[str]:
+    """The answers of a final reply, or of its second turn when the reply names none and the turn does.
+
+    Also what ``eval/bench_picot.py reparse`` applies to saved rows (``reply``, ``reply_extract``).
+    """
+    from ._llm import parse_answer, prompts
+
+    sep = prompts()["answer_sep"]
+    pred = parse_answer(reply, sep)
+    if not answered(pred) and extraction is not None:
+        second = parse_answer(extraction, sep)
         if answered(second):
-            out.prediction = second
-    return out
+            return second
+    return pred
 
 
 #: New tokens for the answer-extraction turn: one line, "The answer is ...".
