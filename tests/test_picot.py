@@ -354,6 +354,7 @@ class ScriptedModel:
     def __init__(self):
         self.prompts: list[str] = []
         self.final_cut = False  # the final reply stops mid-sentence, as at a token limit
+        self.final_text = None  # a fixed final reply instead of one that repeats the Prolog answer
         self.extract_reply = "I cannot tell."  # the reply to the answer-extraction turn
         self.extractions: list[list[dict]] = []  # the messages of every answer-extraction turn
 
@@ -372,6 +373,7 @@ class ScriptedModel:
         elif "Notes from a Prolog derivation" in user[-1]:
             gave = re.search(r"<prolog>\n(.*)\n</prolog>", user[-1]).group(1)
             text = "Step 1: The notes say that" if self.final_cut else f"The notes give it. The answer is {gave}."
+            text = self.final_text or text
         else:
             q = re.search(r"<question>\n(.*)\n</question>", user[-1]).group(1)
             text = f"From the evidence. The answer is {self.READER.get(q, 'none')}."
@@ -588,9 +590,27 @@ def test_plan_without_an_answer_is_answered_as_rag_answers_it(engine, llm_corpus
     # plan, SLICE x2, final, its answer-extraction turn (no answer either), RAG
     assert row["model_calls"] == 1 + 2 + 1 + 1 + 1 and row["retriever_calls"] == 2 + 1 + 1
     from logical_pyserini.picot import summarize
-    from logical_pyserini.picot._run import answered
+    from logical_pyserini.picot import answered
     assert summarize([row])["fallbacks"] == 1
     assert not answered(["unknown"]) and not answered(["(no answer)"]) and answered(["0"])
+
+
+def test_reader_non_answer_is_never_asserted(engine, llm_corpus):
+    # "n/a" from the reader is no fact: the plan finds nothing and the question falls back to RAG.
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = PlanScript([ScriptedModel.GOOD], {"Who is the friend of Ann Ray?": "n/a", question: "Bo Lee"})
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["prolog_answer"] == [] and row["fallback"] == "rag (no answer)" and row["prediction"] == ["Bo Lee"]
+
+
+def test_final_reply_naming_nothing_leaves_the_prolog_answer(engine, llm_corpus):
+    # "The answer is unknown." names nothing: Prolog's answer stands, with no second turn and no RAG.
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = PlanScript([ScriptedModel.GOOD])
+    script.final_text = "The evidence is unclear. The answer is unknown."
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == ["Bo Lee"] and row["answer_from"] == "prolog"
+    assert "fallback" not in row and not script.extractions and row["model_calls"] == 1 + 2 + 1
 
 
 class BaselineScript(ScriptedModel):

@@ -12,6 +12,7 @@ from logical_pyserini.models import fence
 from logical_pyserini.prompts import fill, load_prompt
 
 from ._count import is_count_question, strip_count_goals
+from ._metrics import is_answer
 from ._prolog import Goal, QueryError
 from ._readers import Reader
 from ._retrieval import Passage
@@ -340,7 +341,8 @@ class LLMReader(Reader):
         free = [i for i, a in enumerate(goal.args) if a is None]
         rows = []
         for ans in answers:
-            if ans.lower() in ("none", "unknown", "true", "false") or len(free) != 1:
+            # a truth value is a verification's answer, never an entity to assert
+            if not is_answer(ans) or ans.lower() in ("true", "false") or len(free) != 1:
                 continue
             rows.append(tuple(ans if a is None else a for a in goal.args))
         return rows

@@ -15,11 +15,30 @@ from typing import Any, Iterable, Sequence
 
 from ..eval import sign_test
 
-__all__ = ["mean_se", "normalize_answer", "paired_test", "score", "set_scores", "summarize", "token_scores"]
+__all__ = ["NON_ANSWERS", "answered", "is_answer", "mean_se", "normalize_answer", "paired_test", "score", "set_scores", "summarize", "token_scores"]
 
 SEP = ","
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = set(string.punctuation)
+
+
+#: Values that name nothing: a prediction made only of these is no answer, and a reader's reply of one
+#: of them is never asserted as a fact.
+NON_ANSWERS = frozenset({"", "unknown", "none", "no answer", "n/a", "not given", "not stated"})
+
+
+def is_answer(value: str) -> bool:
+    """Whether one answer value names something (not ``NON_ANSWERS``, nor a placeholder such as "(no answer)")."""
+    return str(value).strip().strip("()[]<>\"'.").strip().lower() not in NON_ANSWERS
+
+
+def answered(prediction: Sequence[str]) -> bool:
+    """Whether ``prediction`` names anything.
+
+    >>> answered(["unknown"]), answered([]), answered(["(no answer)"]), answered(["Bo Lee", "unknown"])
+    (False, False, False, True)
+    """
+    return any(is_answer(a) for a in prediction)
 
 
 def normalize_answer(s: str) -> str:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from ._count import count_answers, needs_count
 from ._data import Question
-from ._metrics import paired_test, score, summarize
+from ._metrics import answered, paired_test, score, summarize
 from ._prolog import PrologEngine, QueryError
 from ._readers import READERS
 from ._retrieval import InContext, Passage, Retriever
@@ -180,7 +180,7 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
         final = _final_answer(ctx, q, passages, res.notes, res.answers, extract=not answered(res.answers))
         row.update(final.fields())
         row["model_calls"] += final.calls
-        if not row["prediction"] and res.answers:
+        if not answered(row["prediction"]) and answered(res.answers):
             # The final reply gave no answer (cut off, or none stated): the Prolog answer stands.
             log.warning("question %s: no answer in the final reply; using the Prolog answer", q.qid)
             row["prediction"], row["answer_from"] = list(res.answers), "prolog"
@@ -196,19 +196,6 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             calls += rag["retriever_calls"]
     row["retriever_calls"] = calls
     return row
-
-
-#: Values that name nothing: a prediction made only of these is no answer.
-NON_ANSWERS = frozenset({"", "unknown", "none", "no answer", "n/a", "not given", "not stated"})
-
-
-def answered(prediction: Sequence[str]) -> bool:
-    """Whether ``prediction`` names anything (``NON_ANSWERS`` and placeholders such as "(no answer)" do not).
-
-    >>> answered(["unknown"]), answered([]), answered(["(no answer)"]), answered(["Bo Lee", "unknown"])
-    (False, False, False, True)
-    """
-    return any(str(a).strip().strip("()[]<>\"'.").strip().lower() not in NON_ANSWERS for a in prediction)
 
 
 def _need_model(ctx: Context, name: str) -> None:
