@@ -12,8 +12,11 @@ Subcommands (each writes ``eval/results/kg_<name>.md``; per-query rows go to ``r
   earlier model (``--union max``, no head-breadth feature) with the earlier filter, taken from a committed row;
   with BetaE's filter of every easy answer; + the head-breadth feature; + the probabilistic-sum union (the
   default); writes ``kg_scored_union_<per-type>_s<seed>.md``.
-* ``llm``    -- the llm executor's rows (``--rows``, a finished or ``.partial`` JSONL from
-  ``python -m logical_pyserini.kg --executor llm``) against ``scored`` on exactly the same queries.
+* ``llm``    -- the llm executor's rows (``--rows``, finished or ``.partial`` JSONL files from
+  ``python -m logical_pyserini.kg --executor llm``, one table row each) against ``scored`` on exactly the
+  same queries.
+* ``calibrate`` -- the likelihood ratios of the llm executor's judgements (``--judgement odds``) from one llm
+  run's rows (use a sample other than the one you evaluate on); writes ``kg_llm_calibration.md``.
 
 The NELL995 BetaE files are not in the repository: point ``--data`` at a copy (ids only), e.g. the
 ``data/NELL-betae`` folder redistributed by github.com/zjukg/ENeSy.
@@ -236,54 +239,127 @@ def union(ns, argv) -> None:
     _write(Path(ns.results) / f"kg_scored_union_{ns.per_type}_s{ns.seed}.md", lines)
 
 
-def llm(ns, argv) -> None:
-    rows_path = Path(ns.rows)
+def _read_rows(path: str) -> tuple[Path, list[dict]]:
+    rows_path = Path(path)
     if not rows_path.exists() and Path(f"{rows_path}.partial").exists():
         rows_path = Path(f"{rows_path}.partial")
-    rows = [json.loads(line) for line in rows_path.read_text().splitlines() if line.strip()]
-    llm_rows = [r for r in rows if r.get("metrics")]
-    done = {(r["type"], r["index"]) for r in llm_rows}
+    return rows_path, [json.loads(line) for line in rows_path.read_text().splitlines() if line.strip()]
+
+
+def llm(ns, argv) -> None:
+    runs = [_read_rows(r) for r in ns.rows]
+    labels = ns.labels or [p.name for p, _ in runs]
+    if len(labels) != len(runs):
+        sys.exit("--labels: one label per --rows file")
+    # every table row covers the same queries: those scored in all the --rows files
+    done = set.intersection(*({(r["type"], r["index"]) for r in rows if r.get("metrics")} for _, rows in runs))
+    llm_runs = [[r for r in rows if (r["type"], r["index"]) in done] for _, rows in runs]
     out = Path(ns.runs) / "kg-scored-standard-llm-queries.jsonl"
     _run_executor(ns, "scored", "standard", out.name)
     scored_rows = [json.loads(line) for line in out.read_text().splitlines()]
     same = [r for r in scored_rows if (r["type"], r["index"]) in done]
-    a, b = aggregate(llm_rows), aggregate(same)
-    info = [r.get("info", {}) for r in llm_rows]
+    b = aggregate(same)
+    info = [r.get("info", {}) for r in llm_runs[0]]
     n = max(1, len(info))
-    tokens = sum(i.get("prompt_tokens", 0) for i in info) / n
-    gen = sum(i.get("generated_tokens", 0) for i in info) / n
-    secs = sum(i.get("seconds_llm", 0.0) for i in info) / n
     prompts = sum(i.get("prompts", 0) for i in info) / n
+    # cost per prompt the model really ran (a resumed run serves its earlier prompts from the cache, at 0 tokens)
+    ran = max(1, sum(i.get("prompts", 0) - i.get("cache_hits", 0) for i in info))
+    tokens = sum(i.get("prompt_tokens", 0) for i in info) / ran * prompts
+    gen = sum(i.get("generated_tokens", 0) for i in info) / ran * prompts
+    secs = sum(i.get("seconds_llm", 0.0) for i in info if i.get("prompt_tokens", 0)) / ran * prompts
     bad = sum(i.get("unsupported", 0) for i in info)
     malformed = sum(i.get("malformed", 0) for i in info)
     cache_hits = sum(i.get("cache_hits", 0) for i in info)
     lines = C.header("ROG llm executor vs scored on the same queries (NELL995, standard protocol)",
                      C.command(__file__, argv),
-                     f"llm rows: `{rows_path.name}` ({len(llm_rows)} queries). Embedded model "
+                     "llm rows: " + ", ".join(f"`{p.name}` ({lab})" for (p, _), lab in zip(runs, labels)) +
+                     f"; {len(done)} queries scored in all of them. Embedded model "
                      "(Qwen2.5-Coder-1.5B-Instruct, bf16) on 2 shared CPU cores. Each projection is one prompt: "
                      "abstract ids, the capped query-aware neighbourhood, the top candidates of `scored` with "
-                     "their rule paths; the reply is one id per line or NONE. Ranking: the model's vote share, "
-                     "then the scored order as tie-break; entities the model did not accept keep 0.99 x their scored probability, "
-                     "so set steps read probabilities. Only shown candidates and evidence facts of the step can be accepted.")
-    lines += C.md_table(["method", *TYPES, "n"], [
-        _row("llm (ours)", a) + [str(len(llm_rows))], _row("scored, same queries", b) + [str(len(same))],
-        _row("llm Hits@1", a, "Hits@1") + [""], _row("scored Hits@1", b, "Hits@1") + [""]])
-    lines += ["", f"Per query: {prompts:.1f} prompts, {tokens:.0f} prompt tokens, {gen:.1f} generated tokens, "
-              f"{secs:.1f} s of model time (model answers served from the cache: {cache_hits}). "
+                     "their rule paths; the reply is one id per line or NONE. Only shown candidates and evidence "
+                     "facts of the step can be accepted. `--judgement rank`: the model's vote share first, the "
+                     "scored order as tie-break (entities the model did not accept keep 0.99 x their scored "
+                     "probability, so set steps read probabilities); `--judgement odds`: each shown candidate's "
+                     "scored odds times the likelihood ratio of its judgement (kg_llm_calibration.md).")
+    aggs = [aggregate(rows) for rows in llm_runs]
+    table = [_row(f"llm, {lab}", a) + [str(len(done))] for lab, a in zip(labels, aggs)]
+    table += [_row("scored, same queries", b) + [str(len(same))]]
+    table += [_row(f"llm Hits@1, {lab}", a, "Hits@1") + [""] for lab, a in zip(labels, aggs)]
+    table += [_row("scored Hits@1", b, "Hits@1") + [""]]
+    lines += C.md_table(["method", *TYPES, "n"], table)
+    mean = lambda m: sum(m[t]["MRR"] for t in TYPES if t in m) / max(1, sum(t in m for t in TYPES))  # noqa: E731
+    lines += ["", "Mean MRR over the types: " + ", ".join(f"{lab} {mean(a):.1f}" for lab, a in zip(labels, aggs)) +
+              f", scored {mean(b):.1f}.",
+              "", f"Per query ({labels[0]}): {prompts:.1f} prompts, {tokens:.0f} prompt tokens, {gen:.1f} generated "
+              f"tokens, {secs:.1f} s of model time (per prompt the model ran, times prompts per query; "
+              f"{cache_hits} prompts were served from the cache). "
               f"Ids rejected as unsupported by evidence or candidates: {bad}; malformed replies: {malformed}.",
               "", "Per-type counts are tiny (see n): differences of a few points are noise."]
     _write(Path(ns.results) / "kg_llm.md", lines)
 
 
+def calibrate(ns, argv) -> None:
+    """Likelihood ratios of the model's judgements (``--judgement odds``) from an llm run's transcripts.
+
+    Only steps whose output is the query's answer set are used (the last projection of 1p / 2p / 3p), so
+    every shown candidate is a true (hard) answer or not; easy answers (in the executor's graph) are left
+    out, as the filtered metrics leave them out.
+    """
+    from logical_pyserini.kg import ReferenceGraph, reference_answers
+    from logical_pyserini.kg._evaluate import load_dataset
+    from logical_pyserini.kg._llm import parse_ids
+
+    def nested(x):
+        return tuple(nested(v) for v in x) if isinstance(x, list) else x
+
+    rows_path, rows = _read_rows(ns.rows[0])
+    data = load_dataset(ns.data)
+    full, observed = ReferenceGraph(data.full), ReferenceGraph(data.observed)
+    counts = {"answer": [0, 0], "other": [0, 0]}  # [accepted vote share summed, shown]
+    used = 0
+    for r in rows:
+        if r["type"] not in ("1p", "2p", "3p") or not r.get("metrics") or not r.get("info", {}).get("transcript"):
+            continue
+        query = nested(r["query"])
+        answers = reference_answers(full, r["type"], query)
+        easy = reference_answers(observed, r["type"], query)
+        step = r["info"]["transcript"][-1]
+        votes = [set(parse_ids(text)[0]) for text in step["replies"]]
+        used += 1
+        for c in step["candidates"]:
+            if c in easy:
+                continue
+            share = sum(c in v for v in votes) / max(1, len(votes))
+            key = "answer" if c in answers else "other"
+            counts[key][0] += share
+            counts[key][1] += 1
+    (pa, na), (po, no) = counts["answer"], counts["other"]
+    # add-one-half smoothing: a sample with few true answers must not give an infinite ratio
+    acc = ((pa + 0.5) / (na + 1)) / ((po + 0.5) / (no + 1))
+    rej = ((na - pa + 0.5) / (na + 1)) / ((no - po + 0.5) / (no + 1))
+    lines = C.header("Likelihood ratios of the llm executor's judgements (calibration for --judgement odds)",
+                     C.command(__file__, argv),
+                     f"Rows: `{rows_path.name}`; {used} queries (1p / 2p / 3p, last projection); shown candidates "
+                     "that are easy answers are left out.")
+    lines += C.md_table(["shown candidate", "n", "accepted (vote share summed)", "rate"], [
+        ["true (hard) answer", str(na), f"{pa:.1f}", f"{pa / max(1, na):.3f}"],
+        ["not an answer", str(no), f"{po:.1f}", f"{po / max(1, no):.3f}"]])
+    lines += ["", f"**accept-lr = {acc:.2f}**, **reject-lr = {rej:.2f}** (add-one-half smoothing): an accepted "
+              f"candidate's odds of being a true answer are multiplied by {acc:.2f}, a shown but not accepted "
+              f"one's by {rej:.2f}."]
+    _write(Path(ns.results) / "kg_llm_calibration.md", lines)
+
 def main(argv: list[str] | None = None) -> None:
     p = C.base_parser(__doc__, data=False)
-    p.add_argument("what", choices=["exact", "scored", "embedding", "union", "llm"])
+    p.add_argument("what", choices=["exact", "scored", "embedding", "union", "llm", "calibrate"])
     p.add_argument("--data", required=True, help="NELL995 in BetaE form (train.txt, valid.txt, test.txt, "
                    "test-queries.pkl[.ori])")
     p.add_argument("--per-type", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--runs", default=str(C.ROOT / "runs"), help="where per-query JSONL rows go")
-    p.add_argument("--rows", help="llm: the JSONL (or .partial) of an llm run with the same --per-type/--seed")
+    p.add_argument("--rows", nargs="+", help="llm: the JSONL (or .partial) files of llm runs with the same "
+                   "--per-type/--seed (one table row each); calibrate: one llm run's rows")
+    p.add_argument("--labels", nargs="+", help="llm: what each --rows file is called in the table")
     p.add_argument("--embeddings", help="embedding: the link-predictor file (default: the train-embeddings default)")
     p.add_argument("--projections", nargs="+", default=["logistic", "embedding", "fused"],
                    help="embedding: the --projection rows, in order (the last one is compared with the others)")
@@ -292,10 +368,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--baseline-label", help="embedding: what the --baseline rows are called (default: DIR)")
     p.add_argument("--tag", help="embedding: suffix of the results file name (kg_scored_embedding_N_sS_TAG.md)")
     ns = p.parse_args(argv)
-    ns.per_type = ns.per_type or {"exact": 4000, "scored": 200, "embedding": 50, "union": 200, "llm": 2}[ns.what]
+    if ns.what in ("llm", "calibrate") and not ns.rows:
+        p.error(f"{ns.what} needs --rows (the JSONL of a python -m logical_pyserini.kg --executor llm run)")
+    ns.per_type = ns.per_type or {"exact": 4000, "scored": 200, "embedding": 50, "union": 200, "llm": 2,
+                                   "calibrate": 2}[ns.what]
     Path(ns.runs).mkdir(parents=True, exist_ok=True)
     {"exact": exact, "scored": scored, "embedding": embedding, "union": union,
-     "llm": llm}[ns.what](ns, sys.argv[1:] if argv is None else argv)
+     "llm": llm, "calibrate": calibrate}[ns.what](ns, sys.argv[1:] if argv is None else argv)
 
 
 if __name__ == "__main__":

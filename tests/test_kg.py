@@ -246,6 +246,7 @@ def test_executor_registry():
 
 # -- llm executor (ROG) ----------------------------------------------------------------------------
 
+from logical_pyserini.kg._executor import ExecutorError  # noqa: E402
 from logical_pyserini.kg._llm import LLMExecutor, parse_ids  # noqa: E402
 from logical_pyserini.models import Completion, LanguageModel  # noqa: E402
 
@@ -321,6 +322,66 @@ def test_llm_scores_stay_on_the_probability_scale_for_set_steps():
     assert np.all((out >= 0) & (out <= 1))
     assert np.argsort(-out, kind="stable").tolist() == [1, 4, 0, 2, 3]   # votes, then scored order
     assert out[0] > 0.9 and 1 - out[0] < 0.1 and out[3] == 0.0          # a negated branch still removes entity 0
+
+
+def test_llm_odds_judgement_moves_a_candidate_only_as_far_as_its_likelihood_ratio(tmp_path):
+    """--judgement odds: an accepted 4th candidate rises above the proposer's top answer only when the
+    likelihood ratios outweigh the odds between them; unshown entities keep the proposer's scores."""
+    root = synonym_dataset(tmp_path / "syn")
+    g = KnowledgeGraph(read_triples(root / "train.txt"), NE, NR)
+    scored = ScoredExecutor(g, rules=mine_rules(g, progress=False))
+    plan = compile_query("1p", (0, (0,)))
+    proposed = scored.execute(plan).scores
+    order = [int(e) for e in np.argsort(-proposed, kind="stable")]
+    top, pick = order[0], order[3]
+    lm = ScriptedModel(lambda text: f"e{pick}\n")
+
+    def odds(e):
+        q = min(max(float(proposed[e]), 1e-6), 1 - 1e-6)
+        return q / (1 - q)
+
+    needed = odds(top) / odds(pick)  # accept-lr / reject-lr beyond this puts pick first
+    for ratio, first in ((needed * 4, pick), (needed / 4, top)):
+        ex = LLMExecutor(g, model=lm, proposer=scored, candidates=4, judgement="odds", lr=(ratio ** 0.5, ratio ** -0.5))
+        out = ex.execute(plan).scores
+        assert int(np.argmax(out)) == first
+        assert np.all((out >= 0) & (out <= 1)) and out[order[5]] == pytest.approx(proposed[order[5]])
+    with pytest.raises(ExecutorError, match="judgement"):
+        LLMExecutor(g, model=lm, proposer=scored, judgement="vote")
+
+
+@pytest.mark.parametrize("judge", ["oracle", "yes-man"])
+def test_calibration_measures_how_informative_the_judgements_are(tmp_path, judge):
+    """eval/kg_bench.py calibrate: a model that accepts exactly the true answers gets accept-lr > 1 > reject-lr;
+    one that accepts every candidate tells nothing (accept-lr near 1)."""
+    import subprocess
+    import sys
+
+    from logical_pyserini.kg import EvalConfig, evaluate
+
+    root = synonym_dataset(tmp_path / "syn")
+    truth = {int(h): int(t) for h, r, t in read_triples(root / "test.txt") if r == 0}
+
+    def reply(text):
+        cands = re.findall(r"^e(\d+):", text.split("Candidates")[1], flags=re.M)
+        if judge == "yes-man":
+            return "\n".join(f"e{c}" for c in cands)
+        head = int(re.search(r"such that \(e(\d+), r0,", text).group(1))
+        return "\n".join(f"e{c}" for c in cands if int(c) == truth.get(head)) or "NONE"
+
+    rows = tmp_path / "llm.jsonl"
+    cfg = EvalConfig(data=root, queries=root / "test-queries.pkl", output=rows, types=("1p",), progress=False)
+    evaluate(cfg, lambda g: LLMExecutor(g, model=ScriptedModel(reply), candidates=4))
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py"),
+                           "calibrate", "--data", str(root), "--rows", str(rows), "--results", str(tmp_path / "res")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = (tmp_path / "res" / "kg_llm_calibration.md").read_text()
+    acc, rej = (float(x) for x in re.search(r"accept-lr = ([\d.]+)\*\*, \*\*reject-lr = ([\d.]+)", text).groups())
+    if judge == "oracle":
+        assert acc > 2 and rej < 0.5
+    else:
+        assert 0.8 < acc < 1.25  # (it never rejects, so reject-lr is only the smoothing's prior)
 
 
 def test_llm_majority_vote_and_set_steps_use_cached_placeholders(tmp_path):

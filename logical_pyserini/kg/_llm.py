@@ -46,22 +46,49 @@ def parse_ids(text: str) -> tuple[list[int], bool]:
 #: Accepted entities score in [ACCEPTED, 1]; every other entity keeps ACCEPTED x its scored probability.
 ACCEPTED = 0.99
 
+#: ``--judgement odds``: likelihood ratios of "accepted" and of "shown, not accepted" for a true answer.
+#: Measured on a calibration sample (seed 1, not the seed-0 evaluation sample): eval/results/kg_llm_calibration.md.
+JUDGEMENT_LR = (4.05, 0.68)
 
-def judged_scores(judged: np.ndarray, proposed: np.ndarray) -> np.ndarray:
+
+def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | None = None,
+                  fusion: str = "rank", lr: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """One projection's scores from the model's vote shares and the proposer's probabilities.
 
-    Accepted entities (vote share > 0) come first, ordered by vote share, then by
-    ``proposed``; the rest keep their ``proposed`` order.  All values stay in
-    [0, 1] on the proposer's probability scale: the earlier ``judged + 1e-3 *
-    proposed`` put every entity the model did not accept near 0, so a negated
-    branch ``x * (1 - n)`` removed only the accepted ones (2in 9.7 against
-    scored's 16.2 on the same queries) and an intersection multiplied scales
-    that differ by 1000.
+    ``fusion="rank"`` (the issue's rule): accepted entities (vote share > 0)
+    come first, ordered by vote share, then by ``proposed``; the rest keep
+    their ``proposed`` order.  All values stay in [0, 1] on the proposer's
+    probability scale: the earlier ``judged + 1e-3 * proposed`` put every
+    entity the model did not accept near 0, so a negated branch ``x * (1 -
+    n)`` removed only the accepted ones (2in 9.7 against scored's 16.2 on the
+    same queries) and an intersection multiplied scales that differ by 1000.
+
+    ``fusion="odds"``: the judgement is evidence, not a verdict.  Each shown
+    candidate's odds ``p / (1 - p)`` are multiplied by ``lr[0] ** v * lr[1]
+    ** (1 - v)`` (``v`` its vote share; ``lr`` = likelihood ratios of
+    "accepted" and "shown, not accepted" for a true answer, measured on a
+    calibration sample); entities that were not shown keep ``proposed``.  A
+    weak model then moves a candidate only as far as its measured reliability
+    allows, instead of over the proposer's confident top answer.
 
     >>> [round(float(x), 4) for x in judged_scores(np.array([0.0, 1.0, 0.0]), np.array([0.9, 0.2, 0.5]))]
     [0.891, 0.9992, 0.495]
+    >>> [round(float(x), 3) for x in judged_scores(np.array([0.0, 1.0, 0.0]), np.array([0.9, 0.2, 0.5]),
+    ...                                            shown=[0, 1], fusion="odds", lr=(4.0, 0.5))]
+    [0.818, 0.5, 0.5]
     """
     p = np.clip(proposed, 0.0, 1.0).astype(np.float32)
+    if fusion == "odds":
+        out = p.copy()
+        if shown:
+            idx = np.asarray(shown, dtype=np.int64)
+            q = np.clip(p[idx].astype(np.float64), 1e-6, 1 - 1e-6)
+            v = judged[idx].astype(np.float64)
+            logit = np.log(q / (1 - q)) + v * np.log(lr[0]) + (1 - v) * np.log(lr[1])
+            out[idx] = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+        return out
+    if fusion != "rank":
+        raise ExecutorError(f"unknown judgement fusion {fusion!r} (rank, odds)")
     span = 1.0 - ACCEPTED
     accepted = ACCEPTED + span * (0.9 * judged + 0.1 * p)
     return np.where(judged > 0, accepted, ACCEPTED * p).astype(np.float32)
@@ -81,10 +108,12 @@ class LLMExecutor(Executor[np.ndarray]):
     ``info["unsupported"]``).  With ``samples`` > 1 the candidate list is
     rotated per sample and accepted ids are majority-voted.
 
-    Ordering (:func:`judged_scores`): accepted entities rank first, by vote
-    share and then by their ``scored`` score; everything else keeps its
-    ``scored`` score (times 0.99), so the vector stays on the probability
-    scale that the set steps and the next projection read.  Intersection
+    Ordering (:func:`judged_scores`), ``judgement="rank"``: accepted entities
+    rank first, by vote share and then by their ``scored`` score; everything
+    else keeps its ``scored`` score (times 0.99), so the vector stays on the
+    probability scale that the set steps and the next projection read.
+    ``judgement="odds"``: each shown candidate's ``scored`` odds times the
+    likelihood ratio of its judgement (``lr``).  Intersection
     (product), union (max) and negation
     (``x * (1 - n)``, at the end of the step) act on the cached score vectors
     without a prompt: on explicit sets they are exact, a model could only add
@@ -104,6 +133,9 @@ class LLMExecutor(Executor[np.ndarray]):
         Also retrieve evidence around the candidates (newly produced entities).
     samples : int
         Prompts per step for the majority vote.
+    judgement, lr : str, (float, float)
+        How a judgement enters the score (``rank`` or ``odds``) and, for
+        ``odds``, the likelihood ratios of "accepted" / "shown, not accepted".
     """
 
     name = "llm"
@@ -111,7 +143,7 @@ class LLMExecutor(Executor[np.ndarray]):
     def __init__(self, graph: KnowledgeGraph, model: Any = "embedded", proposer: Executor | None = None,
                  rules: RuleSet | None = None, candidates: int = 8, hops: int = 1, max_triples: int = 40,
                  per_entity: int = 8, expand: bool = True, samples: int = 1, max_new_tokens: int = 48,
-                 show_inputs: int = 8):
+                 show_inputs: int = 8, judgement: str = "rank", lr: tuple[float, float] = JUDGEMENT_LR):
         super().__init__(graph)
         if isinstance(model, str):
             from ..models import get_model
@@ -124,6 +156,11 @@ class LLMExecutor(Executor[np.ndarray]):
         self.candidates, self.hops, self.max_triples = int(candidates), int(hops), int(max_triples)
         self.per_entity, self.expand, self.samples = int(per_entity), bool(expand), max(1, int(samples))
         self.max_new_tokens, self.show_inputs = int(max_new_tokens), int(show_inputs)
+        if judgement not in ("rank", "odds"):
+            raise ExecutorError(f"unknown --judgement {judgement!r} (rank, odds)")
+        if min(lr) <= 0:
+            raise ExecutorError(f"likelihood ratios must be > 0, got {lr}")
+        self.judgement, self.lr = judgement, (float(lr[0]), float(lr[1]))
         self.prompt = load_prompt("kg")
 
     @classmethod
@@ -139,6 +176,13 @@ class LLMExecutor(Executor[np.ndarray]):
                        "lists are truncated, the step's relations first)")
         g.add_argument("--no-expand", action="store_true", help="no evidence around the candidates themselves")
         g.add_argument("--samples", type=int, default=1, help="prompts per step, majority vote (rotated candidates)")
+        g.add_argument("--judgement", choices=["rank", "odds"], default="rank",
+                       help="rank: accepted candidates first, scored order as tie-break; odds: the judgement "
+                       "multiplies each shown candidate's scored odds by a likelihood ratio (--accept-lr / --reject-lr)")
+        g.add_argument("--accept-lr", type=float, default=JUDGEMENT_LR[0],
+                       help="odds: likelihood ratio of 'accepted' for a true answer (eval/kg_bench.py calibrate)")
+        g.add_argument("--reject-lr", type=float, default=JUDGEMENT_LR[1],
+                       help="odds: likelihood ratio of 'shown, not accepted' for a true answer")
 
     @classmethod
     def from_args(cls, graph, args):
@@ -147,7 +191,8 @@ class LLMExecutor(Executor[np.ndarray]):
         proposer = get_executor("scored").from_args(graph, args)
         return cls(graph, model=model_from_args(args), proposer=proposer, candidates=args.candidates,
                    hops=args.hops, max_triples=args.max_triples, per_entity=args.per_entity,
-                   expand=not args.no_expand, samples=args.samples)
+                   expand=not args.no_expand, samples=args.samples, judgement=args.judgement,
+                   lr=(args.accept_lr, args.reject_lr))
 
     # -- prompt pieces --------------------------------------------------------
     def _evidence(self, seeds: list[int], relations: list[int]) -> list[tuple[int, int, int]]:
@@ -218,7 +263,7 @@ class LLMExecutor(Executor[np.ndarray]):
         judged = votes / max(1, len(prompts))
         if self.samples > 1:  # majority vote: below half the samples counts as rejected
             judged = np.where(judged > 0.5, judged, 0.0).astype(np.float32)
-        return judged_scores(judged, proposed)
+        return judged_scores(judged, proposed, cands, self.judgement, self.lr)
 
     def project_anchor(self, entity, relation, step, ctx):
         s = np.zeros(self.graph.num_entities, np.float32)
