@@ -280,7 +280,7 @@ def test_llm_judgement_ranks_first_with_scored_order_as_tie_break(tmp_path):
     order = [int(e) for e in np.argsort(-proposed, kind="stable")[:10]]
     pick = order[3]  # the model accepts the 4th candidate and invents an id that is no entity
     lm = ScriptedModel(lambda text: f"e{pick}\ne999\n")
-    ex = LLMExecutor(g, model=lm, proposer=scored, candidates=10, max_triples=30)
+    ex = LLMExecutor(g, model=lm, proposer=scored, candidates=10, max_triples=30, judgement="rank")
     result = ex.execute(plan)
     ranking = [int(e) for e in np.argsort(-result.scores, kind="stable")[:10]]
     assert ranking[0] == pick and [e for e in ranking if e != pick][:5] == [e for e in order if e != pick][:5]
@@ -302,7 +302,7 @@ def test_llm_accepts_only_candidates_and_evidence_facts_of_the_step(tmp_path):
     [fact] = [t for h, r, t in triples if h == head and r == 2]
     [other] = [t for h, r, t in triples if h == head and r == 4]
     lm = ScriptedModel(lambda text: f"e{head}\ne{other}\ne{fact}\n")
-    ex = LLMExecutor(g, model=lm, candidates=0, max_triples=40)  # no candidates: evidence alone
+    ex = LLMExecutor(g, model=lm, candidates=0, max_triples=40, judgement="rank")  # no candidates: evidence alone
     result = ex.execute(compile_query("1p", (head, (2,))))
     prompt = lm.prompts[0]
     assert f"e{head} r4 e{other}" in prompt  # a fact of another relation, in the evidence
