@@ -287,7 +287,10 @@ def llm(ns, argv) -> None:
     table += [_row(f"llm Hits@1, {lab}", a, "Hits@1") + [""] for lab, a in zip(labels, aggs)]
     table += [_row("scored Hits@1", b, "Hits@1") + [""]]
     lines += C.md_table(["method", *TYPES, "n"], table)
-    mean = lambda m: sum(m[t]["MRR"] for t in TYPES if t in m) / max(1, sum(t in m for t in TYPES))  # noqa: E731
+
+    def mean(m: dict) -> float:
+        return sum(m[t]["MRR"] for t in TYPES if t in m) / max(1, sum(t in m for t in TYPES))
+
     lines += ["", "Mean MRR over the types: " + ", ".join(f"{lab} {mean(a):.1f}" for lab, a in zip(labels, aggs)) +
               f", scored {mean(b):.1f}.",
               "", f"Per query ({labels[0]}): {prompts:.1f} prompts, {tokens:.0f} prompt tokens, {gen:.1f} generated "
@@ -334,6 +337,9 @@ def calibrate(ns, argv) -> None:
             counts[key][0] += share
             counts[key][1] += 1
     (pa, na), (po, no) = counts["answer"], counts["other"]
+    if not used or not na:
+        sys.exit(f"{rows_path}: no 1p/2p/3p query with a transcript and a true answer among its shown candidates; "
+                 "calibrate needs the rows of an llm run over those types")
     # add-one-half smoothing: a sample with few true answers must not give an infinite ratio
     acc = ((pa + 0.5) / (na + 1)) / ((po + 0.5) / (no + 1))
     rej = ((na - pa + 0.5) / (na + 1)) / ((no - po + 0.5) / (no + 1))
