@@ -50,6 +50,9 @@ ACCEPTED = 0.99
 #: Measured on a calibration sample (seed 1, not the seed-0 evaluation sample): eval/results/kg_llm_calibration.md.
 JUDGEMENT_LR = (4.05, 0.68)
 
+#: How a judgement enters the scores (:func:`judged_scores`).
+JUDGEMENTS = ("rank", "odds")
+
 
 def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | None = None,
                   fusion: str = "rank", lr: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
@@ -87,8 +90,8 @@ def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | N
             logit = np.log(q / (1 - q)) + v * np.log(lr[0]) + (1 - v) * np.log(lr[1])
             out[idx] = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
         return out
-    if fusion != "rank":
-        raise ExecutorError(f"unknown judgement fusion {fusion!r} (rank, odds)")
+    if fusion not in JUDGEMENTS:
+        raise ExecutorError(f"unknown judgement fusion {fusion!r} ({', '.join(JUDGEMENTS)})")
     span = 1.0 - ACCEPTED
     accepted = ACCEPTED + span * (0.9 * judged + 0.1 * p)
     return np.where(judged > 0, accepted, ACCEPTED * p).astype(np.float32)
@@ -111,16 +114,14 @@ class LLMExecutor(Executor[np.ndarray]):
     Ordering (:func:`judged_scores`), ``judgement="odds"`` (default): each
     shown candidate's ``scored`` odds times the likelihood ratio of its
     judgement (``lr``, measured on a calibration sample); on the seed-0
-    sample it was above ``rank`` on 13 of 14 types (mean MRR 25.4 against 22.9).
-    ``judgement="rank"`` (the issue's rule): accepted entities
-    rank first, by vote share and then by their ``scored`` score; everything
-    else keeps its ``scored`` score (times 0.99), so the vector stays on the
+    sample it was above ``rank`` on 13 of 14 types (mean MRR 25.4 against
+    22.9).  ``judgement="rank"`` (the issue's rule): accepted entities rank
+    first, by vote share and then by their ``scored`` score; everything else
+    keeps its ``scored`` score (times 0.99), so the vector stays on the
     probability scale that the set steps and the next projection read.
-    Intersection
-    (product), union (max) and negation
-    (``x * (1 - n)``, at the end of the step) act on the cached score vectors
-    without a prompt: on explicit sets they are exact, a model could only add
-    errors.
+    Intersection (product), union (max) and negation (``x * (1 - n)``, at the
+    end of the step) act on the cached score vectors without a prompt: on
+    explicit sets they are exact, a model could only add errors.
 
     Parameters
     ----------
@@ -159,8 +160,8 @@ class LLMExecutor(Executor[np.ndarray]):
         self.candidates, self.hops, self.max_triples = int(candidates), int(hops), int(max_triples)
         self.per_entity, self.expand, self.samples = int(per_entity), bool(expand), max(1, int(samples))
         self.max_new_tokens, self.show_inputs = int(max_new_tokens), int(show_inputs)
-        if judgement not in ("rank", "odds"):
-            raise ExecutorError(f"unknown --judgement {judgement!r} (rank, odds)")
+        if judgement not in JUDGEMENTS:
+            raise ExecutorError(f"unknown --judgement {judgement!r} ({', '.join(JUDGEMENTS)})")
         if min(lr) <= 0:
             raise ExecutorError(f"likelihood ratios must be > 0, got {lr}")
         self.judgement, self.lr = judgement, (float(lr[0]), float(lr[1]))
@@ -179,7 +180,7 @@ class LLMExecutor(Executor[np.ndarray]):
                        "lists are truncated, the step's relations first)")
         g.add_argument("--no-expand", action="store_true", help="no evidence around the candidates themselves")
         g.add_argument("--samples", type=int, default=1, help="prompts per step, majority vote (rotated candidates)")
-        g.add_argument("--judgement", choices=["rank", "odds"], default="odds",
+        g.add_argument("--judgement", choices=JUDGEMENTS, default="odds",
                        help="odds: the judgement multiplies each shown candidate's scored odds by a likelihood ratio "
                        "(--accept-lr / --reject-lr); rank: accepted candidates first, scored order as tie-break")
         g.add_argument("--accept-lr", type=float, default=JUDGEMENT_LR[0],

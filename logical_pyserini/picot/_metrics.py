@@ -15,7 +15,8 @@ from typing import Any, Iterable, Sequence
 
 from ..eval import sign_test
 
-__all__ = ["NON_ANSWERS", "answered", "is_answer", "mean_se", "normalize_answer", "paired_test", "score", "set_scores", "summarize", "token_scores"]
+__all__ = ["NON_ANSWERS", "answered", "is_answer", "mean_se", "normalize_answer", "paired_test", "score", "set_scores",
+           "summarize", "token_scores"]
 
 SEP = ","
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
