@@ -24,6 +24,7 @@ The NELL995 BetaE files are not in the repository: point ``--data`` at a copy (i
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import sys
@@ -302,11 +303,13 @@ def llm(ns, argv) -> None:
 
 
 def calibrate(ns, argv) -> None:
-    """Likelihood ratios of the model's judgements (``--judgement odds``) from an llm run's transcripts.
+    """Likelihood ratios of the model's judgements (``--judgement odds``) from llm runs' transcripts.
 
     Only steps whose output is the query's answer set are used (the last projection of 1p / 2p / 3p), so
     every shown candidate is a true (hard) answer or not; easy answers (in the executor's graph) are left
-    out, as the filtered metrics leave them out.
+    out, as the filtered metrics leave them out, but keep their place in the shown order.  Ratios are
+    measured per band of shown positions (``--lr-bands``), since a judgement of the proposer's top candidate
+    need not carry what a judgement of its eighth does.
     """
     from logical_pyserini.kg import ReferenceGraph, reference_answers
     from logical_pyserini.kg._evaluate import load_dataset
@@ -315,45 +318,61 @@ def calibrate(ns, argv) -> None:
     def nested(x):
         return tuple(nested(v) for v in x) if isinstance(x, list) else x
 
-    rows_path, rows = _read_rows(ns.rows[0])
+    bands = tuple(ns.lr_bands)
+    if any(b < 1 for b in bands) or list(bands) != sorted(set(bands)):
+        sys.exit(f"--lr-bands must be increasing positions >= 1, got {' '.join(map(str, bands))}")
+    names = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in zip((1, *(b + 1 for b in bands)), bands)]
+    names.append(f"{bands[-1] + 1}+" if bands else "all")
     data = load_dataset(ns.data)
     full, observed = ReferenceGraph(data.full), ReferenceGraph(data.observed)
-    counts = {"answer": [0, 0], "other": [0, 0]}  # [accepted vote share summed, shown]
-    used = 0
-    for r in rows:
-        if r["type"] not in ("1p", "2p", "3p") or not r.get("metrics") or not r.get("info", {}).get("transcript"):
-            continue
-        query = nested(r["query"])
-        answers = reference_answers(full, r["type"], query)
-        easy = reference_answers(observed, r["type"], query)
-        step = r["info"]["transcript"][-1]
-        votes = [set(parse_ids(text)[0]) for text in step["replies"]]
-        used += 1
-        for c in step["candidates"]:
-            if c in easy:
+    # per band: [accepted vote share of true answers, true answers shown, accepted share of others, others shown]
+    counts = [[0.0, 0, 0.0, 0] for _ in names]
+    used, sources = 0, []
+    for path in ns.rows:
+        rows_path, rows = _read_rows(path)
+        sources.append(rows_path.name)
+        for r in rows:
+            if r["type"] not in ("1p", "2p", "3p") or not r.get("metrics") or not r.get("info", {}).get("transcript"):
                 continue
-            share = sum(c in v for v in votes) / max(1, len(votes))
-            key = "answer" if c in answers else "other"
-            counts[key][0] += share
-            counts[key][1] += 1
-    (pa, na), (po, no) = counts["answer"], counts["other"]
-    if not used or not na:
-        sys.exit(f"{rows_path}: no 1p/2p/3p query with a transcript and a true answer among its shown candidates; "
-                 "calibrate needs the rows of an llm run over those types")
-    # add-one-half smoothing: a sample with few true answers must not give an infinite ratio
-    acc = ((pa + 0.5) / (na + 1)) / ((po + 0.5) / (no + 1))
-    rej = ((na - pa + 0.5) / (na + 1)) / ((no - po + 0.5) / (no + 1))
+            query = nested(r["query"])
+            answers = reference_answers(full, r["type"], query)
+            easy = reference_answers(observed, r["type"], query)
+            step = r["info"]["transcript"][-1]
+            votes = [set(parse_ids(text)[0]) for text in step["replies"]]
+            used += 1
+            for pos, c in enumerate(step["candidates"], 1):
+                if c in easy:
+                    continue
+                share = sum(c in v for v in votes) / max(1, len(votes))
+                band = counts[bisect.bisect_left(bands, pos)]
+                k = 0 if c in answers else 2
+                band[k] += share
+                band[k + 1] += 1
+    if not used or not sum(c[1] for c in counts):
+        sys.exit(f"{', '.join(ns.rows)}: no 1p/2p/3p query with a transcript and a true answer among its shown "
+                 "candidates; calibrate needs the rows of an llm run over those types")
+    acc, rej, table = [], [], []
+    for name, (pa, na, po, no) in zip(names, counts):
+        # One pseudo-observation per class at the band's pooled acceptance rate: a band with few (or no)
+        # true answers gets a ratio near 1, never an infinite one or one set by the prior alone.
+        rate = (pa + po + 0.5) / (na + no + 1)
+        acc.append(((pa + rate) / (na + 1)) / ((po + rate) / (no + 1)))
+        rej.append(((na - pa + 1 - rate) / (na + 1)) / ((no - po + 1 - rate) / (no + 1)))
+        table.append([name, str(na), f"{pa:.1f}", f"{pa / max(1, na):.3f}", str(no), f"{po:.1f}",
+                      f"{po / max(1, no):.3f}", f"{acc[-1]:.2f}", f"{rej[-1]:.2f}"])
+    flags = (f"--lr-bands {' '.join(map(str, bands))} " if bands else "--lr-bands ") + \
+        f"--accept-lr {' '.join(f'{x:.2f}' for x in acc)} --reject-lr {' '.join(f'{x:.2f}' for x in rej)}"
     lines = C.header("Likelihood ratios of the llm executor's judgements (calibration for --judgement odds)",
                      C.command(__file__, argv),
-                     f"Rows: `{rows_path.name}`; {used} queries (1p / 2p / 3p, last projection); shown candidates "
-                     "that are easy answers are left out.")
-    lines += C.md_table(["shown candidate", "n", "accepted (vote share summed)", "rate"], [
-        ["true (hard) answer", str(na), f"{pa:.1f}", f"{pa / max(1, na):.3f}"],
-        ["not an answer", str(no), f"{po:.1f}", f"{po / max(1, no):.3f}"]])
-    lines += ["", f"**accept-lr = {acc:.2f}**, **reject-lr = {rej:.2f}** (add-one-half smoothing): an accepted "
-              f"candidate's odds of being a true answer are multiplied by {acc:.2f}, a shown but not accepted "
-              f"one's by {rej:.2f}."]
+                     f"Rows: {', '.join(f'`{n}`' for n in sources)}; {used} queries (1p / 2p / 3p, last projection); "
+                     "shown candidates that are easy answers are left out (they keep their place in the order).")
+    lines += C.md_table(["shown position", "true answers", "accepted", "rate", "others", "accepted", "rate",
+                         "accept-lr", "reject-lr"], table)
+    lines += ["", f"**`{flags}`** (each class smoothed by one observation at the band's pooled acceptance rate): "
+              "an accepted candidate's odds of being a true answer are multiplied by its band's accept-lr, "
+              "a shown but not accepted one's by its reject-lr."]
     _write(Path(ns.results) / "kg_llm_calibration.md", lines)
+
 
 def main(argv: list[str] | None = None) -> None:
     p = C.base_parser(__doc__, data=False)
@@ -364,7 +383,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--runs", default=str(C.ROOT / "runs"), help="where per-query JSONL rows go")
     p.add_argument("--rows", nargs="+", help="llm: the JSONL (or .partial) files of llm runs with the same "
-                   "--per-type/--seed (one table row each); calibrate: one llm run's rows")
+                   "--per-type/--seed (one table row each); calibrate: the rows of llm runs (pooled)")
+    p.add_argument("--lr-bands", type=int, nargs="*", default=[1, 3], metavar="POS",
+                   help="calibrate: last shown position of each band but the last (default 1 3: position 1, 2-3, "
+                   "4 on); none for one band over all positions")
     p.add_argument("--labels", nargs="+", help="llm: what each --rows file is called in the table")
     p.add_argument("--embeddings", help="embedding: the link-predictor file (default: the train-embeddings default)")
     p.add_argument("--projections", nargs="+", default=["logistic", "embedding", "fused"],

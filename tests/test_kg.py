@@ -350,6 +350,26 @@ def test_llm_odds_judgement_moves_a_candidate_only_as_far_as_its_likelihood_rati
         LLMExecutor(g, model=lm, proposer=scored, judgement="vote")
 
 
+def test_llm_odds_likelihood_ratios_depend_on_the_shown_position(tmp_path):
+    """Banded ratios: the same acceptance moves a candidate shown 4th and leaves the top candidate's
+    rival alone when its band's ratio is 1; malformed bands are refused with the reason."""
+    from logical_pyserini.kg._llm import LikelihoodRatios, judged_scores
+
+    proposed = np.array([0.6, 0.5, 0.4, 0.3, 0.2], np.float32)
+    judged = np.array([0.0, 1.0, 0.0, 1.0, 0.0], np.float32)
+    lr = LikelihoodRatios(accept=(1.0, 1.0, 10.0), reject=(1.0, 1.0, 0.5), bands=(1, 3))
+    out = judged_scores(judged, proposed, shown=[0, 1, 2, 3, 4], fusion="odds", lr=lr)
+    assert out[:3].tolist() == pytest.approx(proposed[:3].tolist())        # bands with ratio 1: unchanged
+    assert int(np.argmax(out)) == 3                                         # 0.3 odds x 10 beats 0.6
+    assert out[4] == pytest.approx(0.2 * 0.5 / (0.8 + 0.2 * 0.5), rel=1e-4)  # rejected at position 5
+    flat = judged_scores(judged, proposed, shown=[0, 1, 2, 3, 4], fusion="odds", lr=(10.0, 0.5))
+    assert int(np.argmax(flat)) == 1                                        # one band: position 2 wins instead
+    for bad in (dict(accept=(1.0,), reject=(1.0,), bands=(2,)), dict(accept=(1.0, 0.0), reject=(1.0, 1.0), bands=(1,)),
+                dict(accept=(1.0, 1.0, 1.0), reject=(1.0, 1.0, 1.0), bands=(3, 2))):
+        with pytest.raises(ExecutorError):
+            LikelihoodRatios(**bad)
+
+
 @pytest.mark.parametrize("judge", ["oracle", "yes-man"])
 def test_calibration_measures_how_informative_the_judgements_are(tmp_path, judge):
     """eval/kg_bench.py calibrate: a model that accepts exactly the true answers gets accept-lr > 1 > reject-lr;
@@ -372,16 +392,26 @@ def test_calibration_measures_how_informative_the_judgements_are(tmp_path, judge
     rows = tmp_path / "llm.jsonl"
     cfg = EvalConfig(data=root, queries=root / "test-queries.pkl", output=rows, types=("1p",), progress=False)
     evaluate(cfg, lambda g: LLMExecutor(g, model=ScriptedModel(reply), candidates=4))
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py"),
-                           "calibrate", "--data", str(root), "--rows", str(rows), "--results", str(tmp_path / "res")],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    text = (tmp_path / "res" / "kg_llm_calibration.md").read_text()
-    acc, rej = (float(x) for x in re.search(r"accept-lr = ([\d.]+)\*\*, \*\*reject-lr = ([\d.]+)", text).groups())
+    script = str(Path(__file__).resolve().parents[1] / "eval" / "kg_bench.py")
+
+    def calibrate(*bands):
+        done = subprocess.run([sys.executable, script, "calibrate", "--data", str(root), "--rows", str(rows),
+                               "--results", str(tmp_path / "res"), "--lr-bands", *bands],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        text = (tmp_path / "res" / "kg_llm_calibration.md").read_text()
+        acc, rej = re.search(r"--accept-lr ([\d. ]+) --reject-lr ([\d. ]+)`", text).groups()
+        return [float(x) for x in acc.split()], [float(x) for x in rej.split()]
+
+    [acc], [rej] = calibrate()  # one band over all positions
     if judge == "oracle":
         assert acc > 2 and rej < 0.5
     else:
         assert 0.8 < acc < 1.25  # (it never rejects, so reject-lr is only the smoothing's prior)
+    acc, rej = calibrate("1", "2")  # bands: position 1, position 2, positions 3 on
+    assert len(acc) == len(rej) == 3
+    if judge == "yes-man":
+        assert all(0.8 < a < 1.25 for a in acc)
 
 
 def test_llm_majority_vote_and_set_steps_use_cached_placeholders(tmp_path):

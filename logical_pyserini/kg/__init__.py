@@ -17,7 +17,7 @@ from ._evaluate import PROTOCOLS, Dataset, EvalConfig, evaluate, load_dataset, s
 from ._exact import ExactExecutor
 from ._executor import Execution, Executor, ExecutorError, executor_names, get_executor, register_executor
 from ._graph import GraphError, KnowledgeGraph, read_triples
-from ._llm import LLMExecutor, parse_ids
+from ._llm import LikelihoodRatios, LLMExecutor, parse_ids
 from ._metrics import aggregate, filtered_ranks, query_metrics
 from ._plan import Plan, PlanError, Step, compile_query
 from ._rules import Rule, RuleSet, mine_rules
@@ -31,7 +31,8 @@ __all__ = [
     "EmbeddingError", "GRAPH_FEATURES", "LinkPredictor", "PROJECTIONS", "Projection", "TrainConfig",
     "default_embedding_path", "register_projection", "train_complex",
     "FEATURES", "PROTOCOLS", "QUERY_STRUCTURES", "TYPES", "Dataset", "EvalConfig", "ExactExecutor", "Execution", "Executor",
-    "ExecutorError", "GraphError", "KnowledgeGraph", "LLMExecutor", "Plan", "PlanError", "ProjectionWeights", "QueryFileError", "ReferenceGraph",
+    "ExecutorError", "GraphError", "KnowledgeGraph", "LikelihoodRatios", "LLMExecutor", "Plan", "PlanError",
+    "ProjectionWeights", "QueryFileError", "ReferenceGraph",
     "Rule", "RuleSet", "ScoredExecutor", "Step", "aggregate", "compile_query", "evaluate", "executor_names",
     "filtered_ranks", "fit_projection_weights", "get_executor", "load_dataset", "load_queries", "mine_rules", "parse_ids", "query_metrics",
     "read_triples", "reference_answers", "register_executor", "restricted_loads", "select_queries",

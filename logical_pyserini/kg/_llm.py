@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import time
+from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -13,7 +15,7 @@ from ._executor import Executor, ExecutorError, get_executor, register_executor
 from ._graph import KnowledgeGraph
 from ._rules import RuleSet
 
-__all__ = ["LLMExecutor", "parse_ids"]
+__all__ = ["LLMExecutor", "LikelihoodRatios", "parse_ids"]
 
 _ID_LINE = re.compile(r"^\W*e(\d+)\W*$")
 
@@ -46,16 +48,56 @@ def parse_ids(text: str) -> tuple[list[int], bool]:
 #: Accepted entities score in [ACCEPTED, 1]; every other entity keeps ACCEPTED x its scored probability.
 ACCEPTED = 0.99
 
-#: ``--judgement odds``: likelihood ratios of "accepted" and of "shown, not accepted" for a true answer.
-#: Measured on a calibration sample (seed 1, not the seed-0 evaluation sample): eval/results/kg_llm_calibration.md.
-JUDGEMENT_LR = (4.05, 0.68)
+@dataclass(frozen=True)
+class LikelihoodRatios:
+    """How far a judgement moves a shown candidate's odds, per band of its position in the shown list.
+
+    ``accept[i]`` / ``reject[i]`` are the likelihood ratios of "accepted" and of
+    "shown, not accepted" for a true answer shown at a position of band ``i``;
+    ``bands`` holds the last position of every band but the open-ended last
+    one: ``(1, 3)`` means position 1, positions 2-3, positions 4 and on.  Bands
+    exist because the model's judgement is not independent of the proposer's
+    order: on the calibration sample it tells nothing about the proposer's top
+    candidate (accepted as often when wrong as when right) and much about the
+    lower ones.
+
+    >>> LikelihoodRatios((1.0, 2.0, 9.0), (1.0, 0.8, 0.6), (1, 3)).at(3)
+    (2.0, 0.8)
+    """
+
+    accept: tuple[float, ...]
+    reject: tuple[float, ...]
+    bands: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        accept, reject, bands = tuple(map(float, self.accept)), tuple(map(float, self.reject)), tuple(self.bands)
+        object.__setattr__(self, "accept", accept)
+        object.__setattr__(self, "reject", reject)
+        object.__setattr__(self, "bands", tuple(int(b) for b in bands))
+        if not (len(accept) == len(reject) == len(bands) + 1):
+            raise ExecutorError(f"likelihood ratios: {len(bands)} band bounds need {len(bands) + 1} accept and "
+                                f"reject ratios each, got {len(accept)} and {len(reject)}")
+        if min(accept + reject) <= 0:
+            raise ExecutorError(f"likelihood ratios must be > 0, got accept {accept}, reject {reject}")
+        if any(b < 1 for b in self.bands) or list(self.bands) != sorted(set(self.bands)):
+            raise ExecutorError(f"band bounds must be increasing positions >= 1, got {self.bands}")
+
+    def at(self, position: int) -> tuple[float, float]:
+        """(accept, reject) ratios for a candidate shown at ``position`` (1-based)."""
+        i = bisect_left(self.bands, position)
+        return self.accept[i], self.reject[i]
+
+
+#: ``--judgement odds``: likelihood ratios by shown position, measured on calibration samples (seeds 1 and 2,
+#: never the seed-0 evaluation sample): eval/results/kg_llm_calibration.md.
+JUDGEMENT_LR = LikelihoodRatios(accept=(0.98, 1.01, 5.15), reject=(1.01, 1.00, 0.84), bands=(1, 3))
 
 #: How a judgement enters the scores (:func:`judged_scores`).
 JUDGEMENTS = ("rank", "odds")
 
 
 def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | None = None,
-                  fusion: str = "rank", lr: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+                  fusion: str = "rank", lr: LikelihoodRatios | tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """One projection's scores from the model's vote shares and the proposer's probabilities.
 
     ``fusion="rank"`` (the issue's rule): accepted entities (vote share > 0)
@@ -67,12 +109,14 @@ def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | N
     same queries) and an intersection multiplied scales that differ by 1000.
 
     ``fusion="odds"``: the judgement is evidence, not a verdict.  Each shown
-    candidate's odds ``p / (1 - p)`` are multiplied by ``lr[0] ** v * lr[1]
-    ** (1 - v)`` (``v`` its vote share; ``lr`` = likelihood ratios of
-    "accepted" and "shown, not accepted" for a true answer, measured on a
-    calibration sample); entities that were not shown keep ``proposed``.  A
-    weak model then moves a candidate only as far as its measured reliability
-    allows, instead of over the proposer's confident top answer.
+    candidate's odds ``p / (1 - p)`` are multiplied by ``a ** v * r ** (1 -
+    v)`` (``v`` its vote share; ``(a, r)`` = ``lr.at(position)``, the
+    likelihood ratios of "accepted" and "shown, not accepted" for a true
+    answer at its position in ``shown``, measured on a calibration sample; a
+    plain pair applies to every position); entities that were not shown keep
+    ``proposed``.  A weak model then moves a candidate only as far as its
+    measured reliability allows, instead of over the proposer's confident top
+    answer.
 
     >>> [round(float(x), 4) for x in judged_scores(np.array([0.0, 1.0, 0.0]), np.array([0.9, 0.2, 0.5]))]
     [0.891, 0.9992, 0.495]
@@ -84,10 +128,12 @@ def judged_scores(judged: np.ndarray, proposed: np.ndarray, shown: list[int] | N
     if fusion == "odds":
         out = p.copy()
         if shown:
+            ratios = lr if isinstance(lr, LikelihoodRatios) else LikelihoodRatios((lr[0],), (lr[1],))
             idx = np.asarray(shown, dtype=np.int64)
+            acc, rej = np.array([ratios.at(i) for i in range(1, len(shown) + 1)], np.float64).T
             q = np.clip(p[idx].astype(np.float64), 1e-6, 1 - 1e-6)
             v = judged[idx].astype(np.float64)
-            logit = np.log(q / (1 - q)) + v * np.log(lr[0]) + (1 - v) * np.log(lr[1])
+            logit = np.log(q / (1 - q)) + v * np.log(acc) + (1 - v) * np.log(rej)
             out[idx] = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
         return out
     if fusion not in JUDGEMENTS:
@@ -113,9 +159,8 @@ class LLMExecutor(Executor[np.ndarray]):
 
     Ordering (:func:`judged_scores`), ``judgement="odds"`` (default): each
     shown candidate's ``scored`` odds times the likelihood ratio of its
-    judgement (``lr``, measured on a calibration sample); on the seed-0
-    sample it was above ``rank`` on 13 of 14 types (mean MRR 25.4 against
-    22.9).  ``judgement="rank"`` (the issue's rule): accepted entities rank
+    judgement at its shown position (``lr``, measured on calibration samples;
+    eval/results/kg_llm_calibration.md).  ``judgement="rank"`` (the issue's rule): accepted entities rank
     first, by vote share and then by their ``scored`` score; everything else
     keeps its ``scored`` score (times 0.99), so the vector stays on the
     probability scale that the set steps and the next projection read.
@@ -137,9 +182,10 @@ class LLMExecutor(Executor[np.ndarray]):
         Also retrieve evidence around the candidates (newly produced entities).
     samples : int
         Prompts per step for the majority vote.
-    judgement, lr : str, (float, float)
+    judgement, lr : str, LikelihoodRatios or (float, float)
         How a judgement enters the score (``rank`` or ``odds``) and, for
-        ``odds``, the likelihood ratios of "accepted" / "shown, not accepted".
+        ``odds``, the likelihood ratios of "accepted" / "shown, not accepted"
+        (per band of shown positions; a pair applies to all positions).
     """
 
     name = "llm"
@@ -147,7 +193,8 @@ class LLMExecutor(Executor[np.ndarray]):
     def __init__(self, graph: KnowledgeGraph, model: Any = "embedded", proposer: Executor | None = None,
                  rules: RuleSet | None = None, candidates: int = 8, hops: int = 1, max_triples: int = 40,
                  per_entity: int = 8, expand: bool = True, samples: int = 1, max_new_tokens: int = 48,
-                 show_inputs: int = 8, judgement: str = "odds", lr: tuple[float, float] = JUDGEMENT_LR):
+                 show_inputs: int = 8, judgement: str = "odds",
+                 lr: LikelihoodRatios | tuple[float, float] = JUDGEMENT_LR):
         super().__init__(graph)
         if isinstance(model, str):
             from ..models import get_model
@@ -162,9 +209,8 @@ class LLMExecutor(Executor[np.ndarray]):
         self.max_new_tokens, self.show_inputs = int(max_new_tokens), int(show_inputs)
         if judgement not in JUDGEMENTS:
             raise ExecutorError(f"unknown --judgement {judgement!r} ({', '.join(JUDGEMENTS)})")
-        if min(lr) <= 0:
-            raise ExecutorError(f"likelihood ratios must be > 0, got {lr}")
-        self.judgement, self.lr = judgement, (float(lr[0]), float(lr[1]))
+        self.judgement = judgement
+        self.lr = lr if isinstance(lr, LikelihoodRatios) else LikelihoodRatios((lr[0],), (lr[1],))
         self.prompt = load_prompt("kg")
 
     @classmethod
@@ -183,10 +229,14 @@ class LLMExecutor(Executor[np.ndarray]):
         g.add_argument("--judgement", choices=JUDGEMENTS, default="odds",
                        help="odds: the judgement multiplies each shown candidate's scored odds by a likelihood ratio "
                        "(--accept-lr / --reject-lr); rank: accepted candidates first, scored order as tie-break")
-        g.add_argument("--accept-lr", type=float, default=JUDGEMENT_LR[0],
-                       help="odds: likelihood ratio of 'accepted' for a true answer (eval/kg_bench.py calibrate)")
-        g.add_argument("--reject-lr", type=float, default=JUDGEMENT_LR[1],
-                       help="odds: likelihood ratio of 'shown, not accepted' for a true answer")
+        g.add_argument("--accept-lr", type=float, nargs="+", default=list(JUDGEMENT_LR.accept), metavar="LR",
+                       help="odds: likelihood ratio of 'accepted' for a true answer, one per band of shown positions "
+                       "(--lr-bands; one value = every position); measured by eval/kg_bench.py calibrate")
+        g.add_argument("--reject-lr", type=float, nargs="+", default=list(JUDGEMENT_LR.reject), metavar="LR",
+                       help="odds: likelihood ratio of 'shown, not accepted' for a true answer, one per band")
+        g.add_argument("--lr-bands", type=int, nargs="*", default=list(JUDGEMENT_LR.bands), metavar="POS",
+                       help="odds: last shown position of each band but the last (1 3: position 1, 2-3, 4 on); "
+                       "give none (--lr-bands) with one ratio each for a single band")
 
     @classmethod
     def from_args(cls, graph, args):
@@ -196,7 +246,7 @@ class LLMExecutor(Executor[np.ndarray]):
         return cls(graph, model=model_from_args(args), proposer=proposer, candidates=args.candidates,
                    hops=args.hops, max_triples=args.max_triples, per_entity=args.per_entity,
                    expand=not args.no_expand, samples=args.samples, judgement=args.judgement,
-                   lr=(args.accept_lr, args.reject_lr))
+                   lr=LikelihoodRatios(tuple(args.accept_lr), tuple(args.reject_lr), tuple(args.lr_bands)))
 
     # -- prompt pieces --------------------------------------------------------
     def _evidence(self, seeds: list[int], relations: list[int]) -> list[tuple[int, int, int]]:
