@@ -275,7 +275,7 @@ def cmd_reparse(args) -> None:
             for r in rows:
                 if r.get("reply") is None:
                     continue
-                pred = final_prediction(r["reply"], r.get("reply_extract"))  # with the second turn, as in the run
+                pred = final_prediction(r["reply"], r.get("reply_extract"), r.get("question"))  # as in the run
                 if pred != r["prediction"]:
                     changed += 1
                     r["prediction"] = pred

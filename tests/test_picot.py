@@ -298,6 +298,18 @@ def test_plan_and_answer_parsing():
     assert parse_answer("The answer is <answer>\nThe answer is <answer>\nThe answer is <answer>") == []
     assert parse_answer("The answer is J. R. R. Tolkien. He wrote it.") == ["J. R. R. Tolkien"]
     assert parse_answer("The answer is St. Louis. Yes.") == ["St. Louis"]
+    # a relational sentence gives the side the question asks for (replies the embedded model wrote on PW-M)
+    assert parse_answer("The answer is The wife of Sidney Toombs is Queenie Toombs.",
+                        question="Who is the wife of Sidney Toombs?") == ["Queenie Toombs"]
+    assert parse_answer("The answer is the occupation of Hoa Coe is advertising copywriter.",
+                        question="Whose occupation is advertising copywriter?") == ["Hoa Coe"]
+    assert parse_answer("The occupation of Hoa Coe is advertising copywriter.",
+                        question="Whose occupation is advertising copywriter?") == ["Hoa Coe"]
+    assert parse_answer("The occupation of Hoa Coe is advertising copywriter.") == ["advertising copywriter"]
+    assert parse_answer("The answer is The friends of Ann are Bo Lee, Cy Tan.") == ["Bo Lee", "Cy Tan"]
+    assert parse_answer("The answer is the University of Oxford.") == ["the University of Oxford"]
+    assert parse_answer("The answer is The evidence says the occupation of Joan Riojas is electronics engineer.",
+                        question="Who is the person whose occupation is electronics engineer?") == ["Joan Riojas"]
     assert parse_answer("The answer is **Bo Lee, Cy Tan and Di Wu**.") == ["Bo Lee", "Cy Tan", "Di Wu"]
     assert parse_answer("The answer is Rosencrantz and Guildenstern.") == ["Rosencrantz and Guildenstern"]
     assert parse_answer("Thus the answer is 1990. Done.") == ["1990"] and parse_answer("") == []

@@ -46,6 +46,29 @@ def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = N
 _COPULA = re.compile(r"^.*\b(?:is|are|was|were)\s+(.+)$", re.IGNORECASE | re.DOTALL)
 # An appositive relative clause after the answer is commentary: "Lissa Coe, who has a hobby of ..." -> "Lissa Coe".
 _RELATIVE = re.compile(r",\s+(?:who|whom|whose|which|where)\b.*$", re.IGNORECASE | re.DOTALL)
+#: A relational clause "the R of X is Y" (last copula), as small models write an answer, also after a lead-in
+#: ("The evidence says the occupation of X is Y").
+_RELATIONAL = re.compile(r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+of\s+(?P<x>.+)\s+(?:is|are|was|were)\s+(?P<y>.+)$",
+                         re.IGNORECASE | re.DOTALL)
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _asked_side(sentence: str, question: str | None) -> str | None:
+    """The side of "The R of X is Y" that ``question`` asks for: Y, unless Y is in the question and X is not
+    ("Whose occupation is pilot?" answered "The occupation of Bo Lee is pilot" asks for Bo Lee)."""
+    m = _RELATIONAL.search(sentence.strip())
+    if m is None:
+        return None
+    x, y = m["x"].strip(), m["y"].strip()
+    if question:
+        q = f" {_norm(question)} "
+        if f" {_norm(y)} " in q and f" {_norm(x)} " not in q:
+            return x
+    return y
+
 _ABBREV = {"st", "mr", "mrs", "ms", "dr", "jr", "sr", "no", "vs", "mt", "ft", "co", "inc", "ltd"}
 
 
@@ -63,7 +86,7 @@ def _sentences(text: str) -> list[str]:
     return [x for x in out if x.strip(" .")]
 
 
-def parse_answer(text: str, sep: str = ", ") -> list[str]:
+def parse_answer(text: str, sep: str = ", ", question: str | None = None) -> list[str]:
     """The answers of a chain-of-thought reply, split on ``sep``.
 
     The answer is the first sentence after the last "The answer is" (small models often go on
@@ -71,6 +94,9 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
     follows its last copula ("The husband of Ann is Bo Lee." -> "Bo Lee"), but only when that
     sentence is complete and has a copula: a reply cut off by the token limit ("Step 1: Scanning
     the evidence") gives no answer rather than a fragment that would be asserted as a fact.
+    A relational sentence "The R of X is Y" (after "The answer is" too) gives the side that
+    ``question`` asks for: Y, or X when Y is what the question names ("Whose occupation is
+    pilot?" / "The occupation of Bo Lee is pilot." -> "Bo Lee").
     Markdown emphasis, ``<answer>`` tags, quotes and a trailing relative clause (", who ...")
     are stripped; an Oxford ", and " separates like ``sep``.
     """
@@ -82,15 +108,17 @@ def parse_answer(text: str, sep: str = ", ") -> list[str]:
     if m:
         line = m.group(1).strip().splitlines()[0] if m.group(1).strip() else ""
         body = (_sentences(line) or [""])[0]
+        body = _asked_side(_RELATIVE.sub("", body), question) or body
     else:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
         if not lines or not re.search(r"[.!?][\"')\]]*$", lines[-1].strip()):
             return []  # cut off mid-sentence (or empty): no answer, not a fragment
         body = _sentences(lines[-1].strip())[-1]
+        side = _asked_side(_RELATIVE.sub("", body).strip().rstrip("."), question)
         c = _COPULA.match(body)
-        if c is None:
+        if side is None and c is None:
             return []
-        body = c.group(1)
+        body = side if side is not None else c.group(1)
     body = _RELATIVE.sub("", body.strip()).strip().strip(".").strip()
     body = re.sub(r",?\s+and\s+(?=[^,]+$)", sep, body) if sep.strip() == "," and "," in body else body
     # "<radio-controlled car racing>": the placeholder's brackets kept around the answer.
@@ -337,7 +365,7 @@ class LLMReader(Reader):
                                version=p["version"])
 
     def extract(self, goal: Goal, definition: Definition, question: str, passages: Sequence[Passage]) -> list[tuple]:
-        answers = parse_answer(self._ask(question, passages), prompts()["answer_sep"])
+        answers = parse_answer(self._ask(question, passages), prompts()["answer_sep"], question)
         free = [i for i, a in enumerate(goal.args) if a is None]
         rows = []
         for ans in answers:

@@ -92,27 +92,29 @@ def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes:
     messages = [{"role": "user", "content": text}]
     reply = ctx.model.chat(messages, max_new_tokens=ctx.config.max_new_tokens, version=p["version"])
     extraction = None
-    if extract and ctx.config.answer_extraction and not answered(parse_answer(reply, p["answer_sep"])):
+    if extract and ctx.config.answer_extraction and not answered(parse_answer(reply, p["answer_sep"], q.question)):
         # Two-stage answer extraction (as in zero-shot CoT): a small model often spends the token budget
         # on its reasoning and is cut off before "The answer is", or answers "Yes, both ..." outside the
         # format. One more turn, with the reply so far, asks for the answer alone; it costs a call only
         # for these replies, and every method (RAG, CoT, IRCoT, π-CoT) shares it through this function.
         messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": p["answer"]["extract"]}]
         extraction = ctx.model.chat(messages, max_new_tokens=EXTRACT_MAX_NEW_TOKENS, version=p["version"])
-    return FinalAnswer(final_prediction(reply, extraction), reply, extraction)
+    return FinalAnswer(final_prediction(reply, extraction, q.question), reply, extraction)
 
 
-def final_prediction(reply: str, extraction: str | None = None) -> list[str]:
+def final_prediction(reply: str, extraction: str | None = None, question: str | None = None) -> list[str]:
     """The answers of a final reply, or of its second turn when the reply names none and the turn does.
+
+    ``question`` picks the asked side of a relational sentence (:func:`parse_answer`).
 
     Also what ``eval/bench_picot.py reparse`` applies to saved rows (``reply``, ``reply_extract``).
     """
     from ._llm import parse_answer, prompts
 
     sep = prompts()["answer_sep"]
-    pred = parse_answer(reply, sep)
+    pred = parse_answer(reply, sep, question)
     if not answered(pred) and extraction is not None:
-        second = parse_answer(extraction, sep)
+        second = parse_answer(extraction, sep, question)
         if answered(second):
             return second
     return pred
@@ -251,7 +253,8 @@ def method_ircot(ctx: Context, q: Question) -> dict[str, Any]:
         thoughts.append(sentence)
         for x in ctx.retriever.retrieve(sentence or q.question, cfg.k, _context_passages(q, cfg)):
             passages.setdefault(x.docid, x)
-    pred = parse_answer(" ".join(thoughts), p["answer_sep"]) if "answer is" in " ".join(thoughts).lower() else []
+    joined = " ".join(thoughts)
+    pred = parse_answer(joined, p["answer_sep"], q.question) if "answer is" in joined.lower() else []
     row: dict[str, Any] = {"prediction": pred, "reply": reply}
     if not pred:  # no answer within the iterations: one final chain of thought over what was gathered
         final = _final_answer(ctx, q, list(passages.values()))
