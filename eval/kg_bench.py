@@ -248,6 +248,8 @@ def _read_rows(path: str) -> tuple[Path, list[dict]]:
 
 
 def llm(ns, argv) -> None:
+    from logical_pyserini.eval import sign_test
+
     runs = [_read_rows(r) for r in ns.rows]
     labels = ns.labels or [p.name for p, _ in runs]
     if len(labels) != len(runs):
@@ -287,13 +289,21 @@ def llm(ns, argv) -> None:
     table += [_row("scored, same queries", b) + [str(len(same))]]
     table += [_row(f"llm Hits@1, {lab}", a, "Hits@1") + [""] for lab, a in zip(labels, aggs)]
     table += [_row("scored Hits@1", b, "Hits@1") + [""]]
+    table += [row + [""] for row in _seed_rows()]  # the seed's published rows (full test sets), for scale
     lines += C.md_table(["method", *TYPES, "n"], table)
 
     def mean(m: dict) -> float:
         return sum(m[t]["MRR"] for t in TYPES if t in m) / max(1, sum(t in m for t in TYPES))
 
+    by_query = {(r["type"], r["index"]): r["metrics"]["MRR"] for r in same}
+    paired = []
+    for lab, rows in zip(labels, llm_runs):
+        diffs = [r["metrics"]["MRR"] - by_query[(r["type"], r["index"])] for r in rows]
+        w, lo = sum(d > 1e-9 for d in diffs), sum(d < -1e-9 for d in diffs)
+        paired.append(f"{lab}: {w} better / {lo} worse / {len(diffs) - w - lo} tied (sign test p = {sign_test(w, lo):.3f})")
     lines += ["", "Mean MRR over the types: " + ", ".join(f"{lab} {mean(a):.1f}" for lab, a in zip(labels, aggs)) +
               f", scored {mean(b):.1f}.",
+              "", "Per query against scored (reciprocal rank of the query's hard answers): " + "; ".join(paired) + ".",
               "", f"Per query ({labels[0]}): {prompts:.1f} prompts, {tokens:.0f} prompt tokens, {gen:.1f} generated "
               f"tokens, {secs:.1f} s of model time (per prompt the model ran, times prompts per query; "
               f"{cache_hits} prompts were served from the cache). "

@@ -310,6 +310,10 @@ def test_plan_and_answer_parsing():
     assert parse_answer("The answer is the University of Oxford.") == ["the University of Oxford"]
     assert parse_answer("The answer is The evidence says the occupation of Joan Riojas is electronics engineer.",
                         question="Who is the person whose occupation is electronics engineer?") == ["Joan Riojas"]
+    # not a relational answer: an apposition before the copula (a HotpotQA reply)
+    q = "Which US President was shot on the grounds of the Pan-American Exposition in Buffalo, New York?"
+    assert parse_answer("The answer is William McKinley, the 25th President of the United States, was shot on the "
+                        "grounds of the Pan-American Exposition in Buffalo, New York.", question=q)[0] == "William McKinley"
     assert parse_answer("The answer is **Bo Lee, Cy Tan and Di Wu**.") == ["Bo Lee", "Cy Tan", "Di Wu"]
     assert parse_answer("The answer is Rosencrantz and Guildenstern.") == ["Rosencrantz and Guildenstern"]
     assert parse_answer("Thus the answer is 1990. Done.") == ["1990"] and parse_answer("") == []

@@ -46,9 +46,11 @@ def evidence(passages: Sequence[Passage], model=None, max_tokens: int | None = N
 _COPULA = re.compile(r"^.*\b(?:is|are|was|were)\s+(.+)$", re.IGNORECASE | re.DOTALL)
 # An appositive relative clause after the answer is commentary: "Lissa Coe, who has a hobby of ..." -> "Lissa Coe".
 _RELATIVE = re.compile(r",\s+(?:who|whom|whose|which|where)\b.*$", re.IGNORECASE | re.DOTALL)
-#: A relational clause "the R of X is Y" (last copula), as small models write an answer, also after a lead-in
-#: ("The evidence says the occupation of X is Y").
-_RELATIONAL = re.compile(r"\bthe\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+of\s+(?P<x>.+)\s+(?:is|are|was|were)\s+(?P<y>.+)$",
+#: A relational sentence "The R of X is Y" (last copula), as small models write an answer, also after a
+#: reporting lead-in ("The evidence says the occupation of X is Y"). Only at the start of the answer and with
+#: no comma in X: "McKinley, the 25th President of the United States, was shot ..." is not one.
+_RELATIONAL = re.compile(r"^(?:[\w' ]{0,40}?\b(?:says|states|shows|indicates)\s+(?:that\s+)?)?"
+                         r"the\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+of\s+(?P<x>[^,]+)\s+(?:is|are|was|were)\s+(?P<y>.+)$",
                          re.IGNORECASE | re.DOTALL)
 
 
@@ -59,7 +61,7 @@ def _norm(text: str) -> str:
 def _asked_side(sentence: str, question: str | None) -> str | None:
     """The side of "The R of X is Y" that ``question`` asks for: Y, unless Y is in the question and X is not
     ("Whose occupation is pilot?" answered "The occupation of Bo Lee is pilot" asks for Bo Lee)."""
-    m = _RELATIONAL.search(sentence.strip())
+    m = _RELATIONAL.match(sentence.strip())
     if m is None:
         return None
     x, y = m["x"].strip(), m["y"].strip()
