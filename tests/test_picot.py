@@ -629,6 +629,20 @@ def test_final_reply_naming_nothing_leaves_the_prolog_answer(engine, llm_corpus)
     assert "fallback" not in row and not script.extractions and row["model_calls"] == 1 + 2 + 1
 
 
+def test_final_reply_that_states_no_answer_yields_to_the_prolog_answer(engine, llm_corpus):
+    # Cut off mid-reasoning, the reply's last complete sentence is a step ("The occupation of Ann Ray is
+    # pilot."), not the answer: the Prolog answer stands. A reply that states its answer keeps it.
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = PlanScript([ScriptedModel.GOOD])
+    script.final_text = "Let's think step by step.\n1. Find the pilot.\nStep 1: The occupation of Ann Ray is pilot."
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == ["Bo Lee"] and row["answer_from"] == "prolog"
+    script = PlanScript([ScriptedModel.GOOD])
+    script.final_text = "Ann Ray is the pilot. The answer is Cy Tan."
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["prediction"] == ["Cy Tan"] and "answer_from" not in row
+
+
 class BaselineScript(ScriptedModel):
     """IRCoT's step prompts: one reasoning sentence with no answer, then a sentence that gives it."""
 

@@ -20,7 +20,7 @@ from ._schema import Definition, Schema
 from ._slice import Plan, validate_plan
 
 __all__ = ["LLMReader", "PlanError", "Planner", "answer_prompt", "check_grounded", "default_definition", "evidence",
-           "parse_answer", "parse_plan", "with_default_definitions"]
+           "parse_answer", "parse_plan", "states_answer", "with_default_definitions"]
 
 _ANSWER = re.compile(r"the answer is[:\s]*(.+?)\s*\.?\s*$", re.IGNORECASE | re.DOTALL)
 
@@ -86,6 +86,12 @@ def _sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:])
     return [x for x in out if x.strip(" .")]
+
+
+def states_answer(text: str) -> bool:
+    """Whether a reply states its answer ("The answer is ..."), rather than leaving :func:`parse_answer` to
+    read one from its last sentence (a guess: for a reply cut off by the token limit, a step of the reasoning)."""
+    return _ANSWER.search(re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)) is not None
 
 
 def parse_answer(text: str, sep: str = ", ", question: str | None = None) -> list[str]:

@@ -125,6 +125,8 @@ EXTRACT_MAX_NEW_TOKENS = 32
 
 
 def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
+    from ._llm import states_answer
+
     cfg = ctx.config
     row: dict[str, Any] = {"model_calls": 0}
     schema = ctx.schema
@@ -182,9 +184,11 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
         final = _final_answer(ctx, q, passages, res.notes, res.answers, extract=not answered(res.answers))
         row.update(final.fields())
         row["model_calls"] += final.calls
-        if not answered(row["prediction"]) and answered(res.answers):
-            # The final reply gave no answer (cut off, or none stated): the Prolog answer stands.
-            log.warning("question %s: no answer in the final reply; using the Prolog answer", q.qid)
+        if answered(res.answers) and (not answered(row["prediction"]) or not states_answer(final.reply)):
+            # The final reply gave no answer, or never stated one ("The answer is ..."): the Prolog answer
+            # stands. A reply cut off by the token limit ends on a step of its reasoning ("The wife of X's
+            # brother is Y."), which parse_answer would otherwise read as the answer (PW-M: 3 of 14 questions).
+            log.warning("question %s: no answer stated in the final reply; using the Prolog answer", q.qid)
             row["prediction"], row["answer_from"] = list(res.answers), "prolog"
         if not answered(row["prediction"]):
             # Do no harm, as for a question with no plan: the plan ran but neither Prolog nor the final
