@@ -619,28 +619,23 @@ def test_reader_non_answer_is_never_asserted(engine, llm_corpus):
     assert row["prolog_answer"] == [] and row["fallback"] == "rag (no answer)" and row["prediction"] == ["Bo Lee"]
 
 
-def test_final_reply_naming_nothing_leaves_the_prolog_answer(engine, llm_corpus):
+@pytest.mark.parametrize("final_text, prediction, answer_from", [
     # "The answer is unknown." names nothing: Prolog's answer stands, with no second turn and no RAG.
+    ("The evidence is unclear. The answer is unknown.", ["Bo Lee"], "prolog"),
+    # Cut off mid-reasoning, the reply's last complete sentence is a step, not the answer: Prolog's stands.
+    ("Let's think step by step.\n1. Find the pilot.\nStep 1: The occupation of Ann Ray is pilot.", ["Bo Lee"], "prolog"),
+    # A reply that states its answer keeps it.
+    ("Ann Ray is the pilot. The answer is Cy Tan.", ["Cy Tan"], None),
+])
+def test_final_reply_that_states_no_answer_leaves_the_prolog_answer(engine, llm_corpus, final_text, prediction,
+                                                                    answer_from):
     question = "Who is the friend of the person whose occupation is pilot?"
     script = PlanScript([ScriptedModel.GOOD])
-    script.final_text = "The evidence is unclear. The answer is unknown."
+    script.final_text = final_text
     row = _run_llm_question(llm_corpus, script, question)
-    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == ["Bo Lee"] and row["answer_from"] == "prolog"
+    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == prediction
+    assert row.get("answer_from") == answer_from
     assert "fallback" not in row and not script.extractions and row["model_calls"] == 1 + 2 + 1
-
-
-def test_final_reply_that_states_no_answer_yields_to_the_prolog_answer(engine, llm_corpus):
-    # Cut off mid-reasoning, the reply's last complete sentence is a step ("The occupation of Ann Ray is
-    # pilot."), not the answer: the Prolog answer stands. A reply that states its answer keeps it.
-    question = "Who is the friend of the person whose occupation is pilot?"
-    script = PlanScript([ScriptedModel.GOOD])
-    script.final_text = "Let's think step by step.\n1. Find the pilot.\nStep 1: The occupation of Ann Ray is pilot."
-    row = _run_llm_question(llm_corpus, script, question)
-    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == ["Bo Lee"] and row["answer_from"] == "prolog"
-    script = PlanScript([ScriptedModel.GOOD])
-    script.final_text = "Ann Ray is the pilot. The answer is Cy Tan."
-    row = _run_llm_question(llm_corpus, script, question)
-    assert row["prediction"] == ["Cy Tan"] and "answer_from" not in row
 
 
 class BaselineScript(ScriptedModel):
