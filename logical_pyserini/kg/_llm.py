@@ -57,9 +57,10 @@ class LikelihoodRatios:
     ``bands`` holds the last position of every band but the open-ended last
     one: ``(1, 3)`` means position 1, positions 2-3, positions 4 and on.  Bands
     exist because the model's judgement is not independent of the proposer's
-    order: on the calibration sample it tells nothing about the proposer's top
-    candidate (accepted as often when wrong as when right) and much about the
-    lower ones.
+    order: on the calibration samples it tells nothing about the proposer's
+    top candidates (accepted as often when wrong as when right) and, pooled,
+    a little about the lower ones (unstable from one sample to the next:
+    eval/results/kg_llm_calibration.md).
 
     >>> LikelihoodRatios((1.0, 2.0, 9.0), (1.0, 0.8, 0.6), (1, 3)).at(3)
     (2.0, 0.8)
@@ -159,8 +160,8 @@ class LLMExecutor(Executor[np.ndarray]):
 
     Ordering (:func:`judged_scores`), ``judgement="odds"`` (default): each
     shown candidate's ``scored`` odds times the likelihood ratio of its
-    judgement at its shown position (``lr``, measured on calibration samples;
-    eval/results/kg_llm_calibration.md).  ``judgement="rank"`` (the issue's rule): accepted entities rank
+    judgement at its shown position (``lr``, measured on calibration
+    samples).  ``judgement="rank"`` (the issue's rule): accepted entities rank
     first, by vote share and then by their ``scored`` score; everything else
     keeps its ``scored`` score (times 0.99), so the vector stays on the
     probability scale that the set steps and the next projection read.
