@@ -15,8 +15,9 @@ Subcommands (each writes ``eval/results/kg_<name>.md``; per-query rows go to ``r
 * ``llm``    -- the llm executor's rows (``--rows``, finished or ``.partial`` JSONL files from
   ``python -m logical_pyserini.kg --executor llm``, one table row each) against ``scored`` on exactly the
   same queries.
-* ``calibrate`` -- the likelihood ratios of the llm executor's judgements (``--judgement odds``) from one llm
-  run's rows (use a sample other than the one you evaluate on); writes ``kg_llm_calibration.md``.
+* ``calibrate`` -- the likelihood ratios of the llm executor's judgements (``--judgement odds``), per band of
+  shown position (``--lr-bands``), pooled over llm runs' rows (use samples other than the one you evaluate
+  on); writes ``kg_llm_calibration.md``.
 
 The NELL995 BetaE files are not in the repository: point ``--data`` at a copy (ids only), e.g. the
 ``data/NELL-betae`` folder redistributed by github.com/zjukg/ENeSy.
@@ -24,7 +25,6 @@ The NELL995 BetaE files are not in the repository: point ``--data`` at a copy (i
 
 from __future__ import annotations
 
-import bisect
 import json
 import os
 import sys
@@ -248,7 +248,7 @@ def _read_rows(path: str) -> tuple[Path, list[dict]]:
 
 
 def llm(ns, argv) -> None:
-    from logical_pyserini.eval import sign_test
+    from logical_pyserini.eval import sign_counts, sign_test
 
     runs = [_read_rows(r) for r in ns.rows]
     labels = ns.labels or [p.name for p, _ in runs]
@@ -298,9 +298,8 @@ def llm(ns, argv) -> None:
     by_query = {(r["type"], r["index"]): r["metrics"]["MRR"] for r in same}
     paired = []
     for lab, rows in zip(labels, llm_runs):
-        diffs = [r["metrics"]["MRR"] - by_query[(r["type"], r["index"])] for r in rows]
-        w, lo = sum(d > 1e-9 for d in diffs), sum(d < -1e-9 for d in diffs)
-        paired.append(f"{lab}: {w} better / {lo} worse / {len(diffs) - w - lo} tied (sign test p = {sign_test(w, lo):.3f})")
+        w, lo, ties = sign_counts((r["metrics"]["MRR"] - by_query[(r["type"], r["index"])] for r in rows), tol=1e-9)
+        paired.append(f"{lab}: {w} better / {lo} worse / {ties} tied (sign test p = {sign_test(w, lo):.3f})")
     lines += ["", "Mean MRR over the types: " + ", ".join(f"{lab} {mean(a):.1f}" for lab, a in zip(labels, aggs)) +
               f", scored {mean(b):.1f}.",
               "", "Per query against scored (reciprocal rank of the query's hard answers): " + "; ".join(paired) + ".",
@@ -321,7 +320,7 @@ def calibrate(ns, argv) -> None:
     measured per band of shown positions (``--lr-bands``), since a judgement of the proposer's top candidate
     need not carry what a judgement of its eighth does.
     """
-    from logical_pyserini.kg import ReferenceGraph, reference_answers
+    from logical_pyserini.kg import ExecutorError, LikelihoodRatios, ReferenceGraph, reference_answers
     from logical_pyserini.kg._evaluate import load_dataset
     from logical_pyserini.kg._llm import parse_ids
 
@@ -329,8 +328,10 @@ def calibrate(ns, argv) -> None:
         return tuple(nested(v) for v in x) if isinstance(x, list) else x
 
     bands = tuple(ns.lr_bands)
-    if any(b < 1 for b in bands) or list(bands) != sorted(set(bands)):
-        sys.exit(f"--lr-bands must be increasing positions >= 1, got {' '.join(map(str, bands))}")
+    try:  # the executor's own band rule (and its check of the bounds), with ratios still to be measured
+        banding = LikelihoodRatios((1.0,) * (len(bands) + 1), (1.0,) * (len(bands) + 1), bands)
+    except ExecutorError as exc:
+        sys.exit(f"--lr-bands: {exc}")
     names = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in zip((1, *(b + 1 for b in bands)), bands)]
     names.append(f"{bands[-1] + 1}+" if bands else "all")
     data = load_dataset(ns.data)
@@ -354,7 +355,7 @@ def calibrate(ns, argv) -> None:
                 if c in easy:
                     continue
                 share = sum(c in v for v in votes) / max(1, len(votes))
-                band = counts[bisect.bisect_left(bands, pos)]
+                band = counts[banding.band(pos)]
                 k = 0 if c in answers else 2
                 band[k] += share
                 band[k + 1] += 1

@@ -10,9 +10,11 @@ from ._evaluate import (
     format_table,
     per_query_values,
     read_groups,
+    sign_counts,
     sign_test,
     sign_tests,
 )
 
 __all__ = ["DEFAULT_MEASURES", "MEASURE_PRESETS", "EvalRow", "SignTestRow", "evaluate_runs", "format_sign_tests",
-           "format_table", "per_query_values", "read_groups", "sign_test", "sign_tests"]
+           "format_table", "per_query_values", "read_groups", "sign_counts", "sign_test",
+           "sign_tests"]

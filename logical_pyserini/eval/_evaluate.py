@@ -7,13 +7,14 @@ import math
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import ir_measures
 
 __all__ = ["DEFAULT_MEASURES", "MEASURE_PRESETS", "EvalRow", "SignTestRow", "evaluate_runs", "format_sign_tests",
-           "format_table", "per_query_values", "read_groups", "sign_test", "sign_tests"]
+           "format_table", "per_query_values", "read_groups", "sign_counts", "sign_test", "sign_tests"]
 
 DEFAULT_MEASURES = "nDCG@10 P@1 RR R@100"
 
@@ -171,6 +172,13 @@ def sign_test(wins: int, losses: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def sign_counts(diffs: Iterable[float], tol: float = 1e-12) -> tuple[int, int, int]:
+    """(wins, losses, ties) of paired differences; ``|d| <= tol`` is a tie (float noise is no win)."""
+    diffs = list(diffs)
+    wins, losses = sum(d > tol for d in diffs), sum(d < -tol for d in diffs)
+    return wins, losses, len(diffs) - wins - losses
+
+
 def sign_tests(
     qrels_path: str | os.PathLike,
     runs: dict[str, str | os.PathLike],
@@ -202,11 +210,8 @@ def sign_tests(
                 if groups:
                     by_group[groups.get(qid, "(none)")].append(diff)
             for label in sorted(by_group, key=lambda g: (g != "all", _natural_key(g))):
-                diffs = by_group[label]
-                wins = sum(d > 1e-12 for d in diffs)
-                losses = sum(d < -1e-12 for d in diffs)
-                rows.append(SignTestRow(name, baseline, measure, label, wins, losses,
-                                        len(diffs) - wins - losses, sign_test(wins, losses)))
+                wins, losses, ties = sign_counts(by_group[label])
+                rows.append(SignTestRow(name, baseline, measure, label, wins, losses, ties, sign_test(wins, losses)))
     return rows
 
 

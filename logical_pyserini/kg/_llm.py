@@ -71,10 +71,11 @@ class LikelihoodRatios:
     bands: tuple[int, ...] = ()
 
     def __post_init__(self):
-        accept, reject, bands = tuple(map(float, self.accept)), tuple(map(float, self.reject)), tuple(self.bands)
+        accept, reject = tuple(map(float, self.accept)), tuple(map(float, self.reject))
+        bands = tuple(map(int, self.bands))
         object.__setattr__(self, "accept", accept)
         object.__setattr__(self, "reject", reject)
-        object.__setattr__(self, "bands", tuple(int(b) for b in bands))
+        object.__setattr__(self, "bands", bands)
         if not (len(accept) == len(reject) == len(bands) + 1):
             raise ExecutorError(f"likelihood ratios: {len(bands)} band bounds need {len(bands) + 1} accept and "
                                 f"reject ratios each, got {len(accept)} and {len(reject)}")
@@ -83,9 +84,13 @@ class LikelihoodRatios:
         if any(b < 1 for b in self.bands) or list(self.bands) != sorted(set(self.bands)):
             raise ExecutorError(f"band bounds must be increasing positions >= 1, got {self.bands}")
 
+    def band(self, position: int) -> int:
+        """Index of the band that holds shown ``position`` (1-based)."""
+        return bisect_left(self.bands, position)
+
     def at(self, position: int) -> tuple[float, float]:
         """(accept, reject) ratios for a candidate shown at ``position`` (1-based)."""
-        i = bisect_left(self.bands, position)
+        i = self.band(position)
         return self.accept[i], self.reject[i]
 
 

@@ -88,10 +88,15 @@ def _sentences(text: str) -> list[str]:
     return [x for x in out if x.strip(" .")]
 
 
+def _unmarked(text: str | None) -> str:
+    # Small models copy the prompt's placeholder ("The answer is <answer>Paris</answer>.") and bold the answer.
+    return re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)
+
+
 def states_answer(text: str) -> bool:
     """Whether a reply states its answer ("The answer is ..."), rather than leaving :func:`parse_answer` to
     read one from its last sentence (a guess: for a reply cut off by the token limit, a step of the reasoning)."""
-    return _ANSWER.search(re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)) is not None
+    return _ANSWER.search(_unmarked(text)) is not None
 
 
 def parse_answer(text: str, sep: str = ", ", question: str | None = None) -> list[str]:
@@ -108,8 +113,7 @@ def parse_answer(text: str, sep: str = ", ", question: str | None = None) -> lis
     Markdown emphasis, ``<answer>`` tags, quotes and a trailing relative clause (", who ...")
     are stripped; an Oxford ", and " separates like ``sep``.
     """
-    # Small models copy the prompt's placeholder: "The answer is <answer>Paris</answer>."
-    text = re.sub(r"</?answer>", "", (text or "").replace("**", ""), flags=re.IGNORECASE)
+    text = _unmarked(text)
     m = None
     for m in _ANSWER.finditer(text):
         pass

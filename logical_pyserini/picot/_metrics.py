@@ -13,7 +13,7 @@ import string
 from collections import Counter, defaultdict
 from typing import Any, Iterable, Sequence
 
-from ..eval import sign_test
+from ..eval import sign_counts, sign_test
 
 __all__ = ["NON_ANSWERS", "answered", "is_answer", "mean_se", "normalize_answer", "paired_test", "score", "set_scores",
            "summarize", "token_scores"]
@@ -125,8 +125,8 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
     if len(a) != len(b) or not a:
         raise ValueError("paired test needs two equally long, non-empty score lists")
     d = [x - y for x, y in zip(a, b)]
-    wins, losses = sum(1 for x in d if x > 0), sum(1 for x in d if x < 0)
-    sign = {"wins": wins, "losses": losses, "ties": len(d) - wins - losses, "sign_p": sign_test(wins, losses)}
+    wins, losses, ties = sign_counts(d, tol=0.0)
+    sign = {"wins": wins, "losses": losses, "ties": ties, "sign_p": sign_test(wins, losses)}
     m, se = mean_se(d)
     if se == 0:
         return {"n": len(d), "mean_diff": m, "t": float("nan"), "p": 1.0 if m == 0 else 0.0, **sign}
