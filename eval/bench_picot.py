@@ -222,7 +222,7 @@ def section(folder: Path, by_hops: bool) -> list[str]:
               "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
               "calls and seconds per question (s/q on a heavily shared machine: compare within this table only).", ""]
     lines += md_table(["method", "questions", "EM", "F1", "retriever calls/q", "model calls/q", "s/q", "errors",
-                       "answered by RAG (no plan or no answer)"], table)
+                       "answered by RAG (no plan, no answer or an echo)"], table)
     tests = compare(runs, "f1")
     if tests:
         lines += ["", "Paired tests on per-question F1 over the questions both methods answered: the exact sign test "

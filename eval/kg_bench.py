@@ -139,7 +139,8 @@ def embedding(ns, argv) -> None:
     extra = ("--embeddings", str(path))
     runs = {}
     for name in ns.projections:
-        runs[name] = _run_executor(ns, "scored", "standard", f"kg-scored-{name}-standard-{ns.per_type}-s{ns.seed}.jsonl",
+        out = f"kg-scored-{name}-standard-{ns.per_type}-s{ns.seed}.jsonl"
+        runs[name] = _run_executor(ns, "scored", "standard", out,
                                    "--projection", name, *(extra if name in ("embedding", "fused") else ()))
     m = {name: r[0] for name, r in runs.items()}
     rows = _seed_rows()[2:4] + [_row(f"scored, {name}, {ns.per_type}/type", m[name]) for name in m]
@@ -169,12 +170,12 @@ def embedding(ns, argv) -> None:
                      C.command(__file__, argv),
                      "Graph = train+valid; hard answers scored, easy ones filtered; filtered MRR in percent; all "
                      "rows run the same queries. `logistic` = the graph-feature projection (rules, co-tail walk, "
-                     "popularity, head breadth; fitted on 5% held-out edges). `embedding` = the ComplEx-N3 link predictor's "
-                     "log-probability alone, calibrated by a one-feature logistic fit on valid.txt edges (which it "
-                     "was not trained on). `fused` = the graph features and the log-probability in one logistic "
-                     "model fitted on the same valid edges. All: member-wise projection of fuzzy sets (256 best "
-                     "members, max over members), product t-norm, probabilistic sum for union, 1-x for negation; "
-                     "every train+valid answer filtered (BetaE's test_step).",
+                     "popularity, head breadth; fitted on 5% held-out edges). `embedding` = the ComplEx-N3 link "
+                     "predictor's log-probability alone, calibrated by a one-feature logistic fit on valid.txt "
+                     "edges (which it was not trained on). `fused` = the graph features and the log-probability in one "
+                     "logistic model fitted on the same valid edges. All: member-wise projection of fuzzy sets "
+                     "(256 best members, max over members), product t-norm, probabilistic sum for union, 1-x for "
+                     "negation; every train+valid answer filtered (BetaE's test_step).",
                      f"Link predictor `{path.name}`: ComplEx-N3 rank {info.get('rank')}, trained 1-vs-all on "
                      f"train.txt only ({info.get('train_triples')} triples, sha {info.get('train_sha256')}), best "
                      f"epoch {info.get('best_epoch')} of {info.get('epochs_run')} by filtered tail MRR on "
@@ -216,8 +217,8 @@ def union(ns, argv) -> None:
     rows += [_row(label, metrics) for label, metrics in m.items()]
     rows.append(_row("after - earlier model (both BetaE filter)",
                      {t: {"MRR": last[t]["MRR"] - first[t]["MRR"]} for t in last if t in first}))
-    rows.append(_row("after - CQD / BetaE (seed)", {t: {"MRR": last[t]["MRR"] - (SEED["CQD"].get(t) or SEED["BetaE"][t])}
-                                                    for t in last}))
+    seed_best = {t: SEED["CQD"].get(t) or SEED["BetaE"][t] for t in last}
+    rows.append(_row("after - CQD / BetaE (seed)", {t: {"MRR": last[t]["MRR"] - seed_best[t]} for t in last}))
     rows += [_row(f"{label} Hits@1", metrics, "Hits@1") for label, metrics in (runs[0][:2], runs[-1][:2])]
     rows += [_row(f"{label} Hits@10", metrics, "Hits@10") for label, metrics in (runs[0][:2], runs[-1][:2])]
     means = ", ".join(f"{label} {sum(v[t]['MRR'] for t in v) / max(len(v), 1):.2f}" for label, v in m.items())

@@ -619,6 +619,38 @@ def test_reader_non_answer_is_never_asserted(engine, llm_corpus):
     assert row["prolog_answer"] == [] and row["fallback"] == "rag (no answer)" and row["prediction"] == ["Bo Lee"]
 
 
+def test_answer_that_restates_the_question_is_answered_as_rag_answers_it(engine, llm_corpus):
+    # A plan that ends on its own starting constant ("pilot") answers nothing the question asked:
+    # RAG's answer replaces it. A question that offers candidates keeps an answer it names.
+    question = "Who is the friend of the person whose occupation is pilot?"
+    script = PlanScript([ScriptedModel.GOOD], {question: "Bo Lee"})
+    script.final_text = "The notes say pilot. The answer is pilot."
+    row = _run_llm_question(llm_corpus, script, question)
+    assert row["prolog_answer"] == ["Bo Lee"] and row["prediction"] == ["Bo Lee"] and row["em"] == 1.0
+    assert row["answer_from"] == "rag" and row["fallback"] == "rag (echo)"
+    assert row["model_calls"] == 1 + 2 + 1 + 1                      # plan, SLICE x2, final, RAG
+    choice = "Who is the friend of the person whose occupation is pilot, Bo Lee or Cy Tan?"
+    kept = _run_llm_question(llm_corpus, PlanScript([ScriptedModel.GOOD]), choice)
+    assert kept["prediction"] == ["Bo Lee"] and "fallback" not in kept
+
+
+def test_echoes_question():
+    from logical_pyserini.picot import echoes_question
+
+    q = "What university did the last Detroit Pistons player to wear the number 15 attend?"
+    assert echoes_question(["Detroit Pistons"], q) and echoes_question(["the Detroit Pistons", "unknown"], q)
+    assert not echoes_question(["Georgetown University"], q) and not echoes_question(["Detroit", "Georgetown"], q)
+    assert not echoes_question([], q) and not echoes_question(["unknown"], q)
+    # words every answer may share ("and", "of") do not make a new answer
+    assert echoes_question(["Jesse Sandoval and Jon Sortland"],
+                           "What group first had Jesse Sandoval as drummer and now has Jon Sortland?")
+    for choice, named in (("Which is older, the Bayezid II Mosque or the Nusretiye Mosque?", "Nusretiye Mosque"),
+                          ("Between Greyia and Calibanus, which genus contains more species?", "Greyia"),
+                          ("Who was born first out of Peter Haslop and Barbara Nawratowicz?", "Peter Haslop")):
+        assert not echoes_question([named], choice)
+    assert echoes_question(["Nusretiye Mosque"], "Which style is the Nusretiye Mosque built in?")
+
+
 @pytest.mark.parametrize("final_text, prediction, answer_from", [
     # "The answer is unknown." names nothing: Prolog's answer stands, with no second turn and no RAG.
     ("The evidence is unclear. The answer is unknown.", ["Bo Lee"], "prolog"),

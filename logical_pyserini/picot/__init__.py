@@ -17,8 +17,8 @@ templated sentences, no model; ``llm``: the seed's chain-of-thought reader), met
 from ._count import count_answers, is_count_question, needs_count, strip_count_goals
 from ._data import Question, load_multihop, load_questions
 from ._metrics import (
-    NON_ANSWERS, answered, is_answer, mean_se, normalize_answer, paired_test, score, set_scores, summarize,
-    token_scores,
+    NON_ANSWERS, answered, echoes_question, is_answer, mean_se, normalize_answer, paired_test, score, set_scores,
+    summarize, token_scores,
 )
 from ._prolog import Goal, KnowledgeBase, PrologEngine, PrologUnavailable, QueryError, prolog_string
 from ._readers import READERS, Reader, TemplateReader, register_reader
@@ -32,8 +32,8 @@ __all__ = [
     "Definition", "Goal", "InContext", "KnowledgeBase", "LuceneRetriever", "Passage", "Plan", "PrologEngine",
     "PrologUnavailable", "QueryError", "Question", "Reader", "Retriever", "RunConfig", "Schema", "SliceExecutor",
     "SliceResult", "TemplateReader",
-    "answered", "compare", "count_answers", "is_answer", "is_count_question", "load_corpus", "load_multihop",
-    "load_questions", "mean_se",
+    "answered", "compare", "count_answers", "echoes_question", "is_answer", "is_count_question", "load_corpus",
+    "load_multihop", "load_questions", "mean_se",
     "metrics", "needs_count", "normalize_answer",
     "paired_test", "phantomwiki_schema", "prolog_string", "register_reader", "run_questions", "score",
     "set_scores", "strip_count_goals", "summarize", "token_scores", "validate_plan",

@@ -15,8 +15,8 @@ from typing import Any, Iterable, Sequence
 
 from ..eval import sign_counts, sign_test
 
-__all__ = ["NON_ANSWERS", "answered", "is_answer", "mean_se", "normalize_answer", "paired_test", "score", "set_scores",
-           "summarize", "token_scores"]
+__all__ = ["NON_ANSWERS", "answered", "echoes_question", "is_answer", "mean_se", "normalize_answer", "paired_test",
+           "score", "set_scores", "summarize", "token_scores"]
 
 SEP = ","
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -40,6 +40,40 @@ def answered(prediction: Sequence[str]) -> bool:
     (False, False, False, True)
     """
     return any(is_answer(a) for a in prediction)
+
+
+#: Words that make a question offer its own candidates ("X or Y?", "Between X and Y, which ..."): its answer
+#: may then be a name the question already contains.
+_CHOICE = re.compile(r"\b(or|between|out of|among|which one|which of)\b", re.IGNORECASE)
+#: Words an answer may share with any question without restating it.
+_GLUE = frozenset({"and", "of", "in", "s"})
+
+
+def _content_words(text: str) -> set[str]:
+    return set(normalize_answer(text).split()) - _GLUE
+
+
+def echoes_question(prediction: Sequence[str], question: str) -> bool:
+    """Whether ``prediction`` only restates names from ``question``, which offers no candidates to choose from.
+
+    A multi-hop question asks for something it does not name ("What university did the last Detroit
+    Pistons player ... attend?" is not answered by "Detroit Pistons"), unless it offers candidates
+    ("..., Nick Carter or Brady Seals?"). On the HotpotQA and 2Wiki dev subsets (1,000 questions)
+    3 gold answers restate a question without such a cue; π-CoT uses this to fall back to
+    standard RAG, so a wrong call costs at most RAG's answer.
+
+    >>> echoes_question(["Detroit Pistons"], "What university did the last Detroit Pistons player attend?")
+    True
+    >>> echoes_question(["Brady Seals"], "Who has released more solo albums, Nick Carter or Brady Seals?")
+    False
+    >>> echoes_question(["Georgetown University"], "What university did the last Detroit Pistons player attend?")
+    False
+    """
+    if _CHOICE.search(question):
+        return False
+    words = _content_words(question)
+    named = [w for w in (_content_words(a) for a in prediction if is_answer(a)) if w]
+    return bool(named) and all(w <= words for w in named)
 
 
 def normalize_answer(s: str) -> str:

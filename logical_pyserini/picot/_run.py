@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from ._count import count_answers, needs_count
 from ._data import Question
-from ._metrics import answered, paired_test, score, summarize
+from ._metrics import answered, echoes_question, paired_test, score, summarize
 from ._prolog import PrologEngine, QueryError
 from ._readers import READERS
 from ._retrieval import InContext, Passage, Retriever
@@ -92,14 +92,16 @@ def _final_answer(ctx: Context, q: Question, passages: Sequence[Passage], notes:
     messages = [{"role": "user", "content": text}]
     reply = ctx.model.chat(messages, max_new_tokens=ctx.config.max_new_tokens, version=p["version"])
     extraction = None
-    if extract and ctx.config.answer_extraction and not answered(parse_answer(reply, p["answer_sep"], q.question)):
+    first = parse_answer(reply, p["answer_sep"], q.question)
+    if extract and ctx.config.answer_extraction and not answered(first):
         # Two-stage answer extraction (as in zero-shot CoT): a small model often spends the token budget
         # on its reasoning and is cut off before "The answer is", or answers "Yes, both ..." outside the
         # format. One more turn, with the reply so far, asks for the answer alone; it costs a call only
         # for these replies, and every method (RAG, CoT, IRCoT, π-CoT) shares it through this function.
         messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": p["answer"]["extract"]}]
         extraction = ctx.model.chat(messages, max_new_tokens=EXTRACT_MAX_NEW_TOKENS, version=p["version"])
-    return FinalAnswer(final_prediction(reply, extraction, q.question), reply, extraction)
+    pred = first if extraction is None else final_prediction(reply, extraction, q.question)
+    return FinalAnswer(pred, reply, extraction)
 
 
 def final_prediction(reply: str, extraction: str | None = None, question: str | None = None) -> list[str]:
@@ -190,14 +192,17 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             # brother is Y."), which parse_answer would otherwise read as the answer (PW-M: 3 of 14 questions).
             log.warning("question %s: no answer stated in the final reply; using the Prolog answer", q.qid)
             row["prediction"], row["answer_from"] = list(res.answers), "prolog"
-        if not answered(row["prediction"]):
+        echo = answered(row["prediction"]) and echoes_question(row["prediction"], q.question)
+        if not answered(row["prediction"]) or echo:
             # Do no harm, as for a question with no plan: the plan ran but neither Prolog nor the final
             # reply names anything (no fact found, or a placeholder such as "unknown" that the plan's
-            # if-then-else bound), so the question gets the answer standard RAG gives it.
-            log.warning("question %s: the plan gave no answer; answering it as standard RAG does", q.qid)
+            # if-then-else bound), or the answer only restates the question's own names (a plan that bound
+            # its target to its starting constant), so the question gets the answer standard RAG gives it.
+            why = "the answer restates the question" if echo else "the plan gave no answer"
+            log.warning("question %s: %s; answering it as standard RAG does", q.qid, why)
             rag = method_rag(ctx, q)
             row.update(prediction=rag["prediction"], reply_rag=rag["reply"], answer_from="rag",
-                       fallback="rag (no answer)")
+                       fallback="rag (echo)" if echo else "rag (no answer)")
             row["model_calls"] += rag["model_calls"]
             calls += rag["retriever_calls"]
     row["retriever_calls"] = calls
