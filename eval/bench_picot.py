@@ -18,6 +18,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -191,21 +192,27 @@ def _saved_rows(folder: Path, stem: str) -> list[dict]:
 
 def report(folder: Path, title: str, by_hops: bool, out: Path, machine: str = MACHINE) -> None:
     """One table over every method run saved in ``folder`` (runs may come from parallel processes)."""
-    write_lines(out, [f"# {title}", "", f"Date: {today()}; machine: {machine}.", ""] + section(folder, by_hops))
+    write_lines(out, [f"# {title}", "", f"Date: {today()}; machine: {machine}.", ""] + section([folder], by_hops))
     log(f"wrote {out}")
 
 
-def section(folder: Path, by_hops: bool) -> list[str]:
-    """Markdown for the method runs saved in ``folder``: commands, table, paired tests, F1 by hops."""
+def section(folders: Sequence[Path], by_hops: bool) -> list[str]:
+    """Markdown for the method runs saved in ``folders`` (one sample split over several, e.g. questions 1-40 and
+    41-100): commands, table, paired tests, F1 by hops."""
     from logical_pyserini.picot import compare, summarize
 
-    runs, metas = {}, {}
-    for meta_path in sorted(folder.glob("*.meta.json")):
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        rows = _saved_rows(folder, meta_path.name[: -len(".meta.json")])
-        if rows:
-            runs[meta["spec"]] = rows
-        metas[meta["spec"]] = meta
+    runs: dict[str, list[dict]] = {}
+    metas: list[dict] = []
+    for folder in folders:
+        for meta_path in sorted(folder.glob("*.meta.json")):
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            rows = _saved_rows(folder, meta_path.name[: -len(".meta.json")])
+            have = {r["qid"] for r in runs.get(meta["spec"], [])}
+            if have & {r["qid"] for r in rows}:
+                raise SystemExit(f"report: {folder} repeats questions of {meta['spec']} from another folder")
+            if rows:
+                runs.setdefault(meta["spec"], []).extend(rows)
+            metas.append(meta)
     summaries = {spec: summarize(rows) for spec, rows in runs.items()}
     table = []
     for spec, s in summaries.items():
@@ -215,8 +222,8 @@ def section(folder: Path, by_hops: bool) -> list[str]:
                       s["fallbacks"]])
     lines = ["Commands (one per method; methods may run in parallel processes):", ""]
     by_command: dict[tuple, list[str]] = {}
-    for spec, m in metas.items():  # one process may run several methods: list its command once
-        by_command.setdefault((m["command"], m["note"]), []).append(spec)
+    for m in metas:  # one process may run several methods: list its command once
+        by_command.setdefault((m["command"], m["note"]), []).append(m["spec"])
     lines += [f"- {', '.join(specs)}: `{cmd}` — {note}" for (cmd, note), specs in by_command.items()]
     lines += ["", "Same model and retriever for every method; `@incontext` = the question's own passages (PhantomWiki: "
               "the whole universe), otherwise BM25 retrieval over the pooled corpus. EM/F1 mean ± 1 s.e. in %; "
@@ -245,8 +252,8 @@ def cmd_report(args) -> None:
     if len(args.titles) != len(args.runs):
         raise SystemExit("report: give one --titles entry per --runs folder")
     lines = [f"# {args.title}", "", f"Date: {today()}; machine: {args.machine}.", ""] + list(args.preamble or [])
-    for folder, title in zip(args.runs, args.titles):
-        lines += ["", f"## {title}", ""] + section(Path(folder), args.by_hops)
+    for folders, title in zip(args.runs, args.titles):
+        lines += ["", f"## {title}", ""] + section([Path(f) for f in folders.split(",")], args.by_hops)
     write_lines(Path(args.output), lines)
     log(f"wrote {args.output}")
 
@@ -335,7 +342,8 @@ def main(argv: list[str] | None = None) -> None:
     rp.set_defaults(func=cmd_reparse)
 
     r = sub.add_parser("report", help="rewrite a table from saved runs")
-    r.add_argument("--runs", nargs="+", required=True, help="saved-runs folders (--save-runs of llm)")
+    r.add_argument("--runs", nargs="+", required=True,
+                   help="saved-runs folders (--save-runs of llm); A,B joins folders of one sample into one section")
     r.add_argument("--titles", nargs="+", required=True, help="one section title per folder")
     r.add_argument("--title", required=True)
     r.add_argument("--machine", default=MACHINE)

@@ -790,10 +790,21 @@ def test_bench_report_reads_finished_and_cut_short_runs(tmp_path):
     (tmp_path / "rag.jsonl.partial").write_text("".join(json.dumps(row(q, h, 0.0)) + "\n"
                                                         for q, h in (("a", 1), ("b", 2), ("c", 3))))
     assert sorted(r["qid"] for r in bench._saved_rows(tmp_path, "picot")) == ["a", "b"]
-    text = "\n".join(bench.section(tmp_path, by_hops=True))
+    text = "\n".join(bench.section([tmp_path], by_hops=True))
     assert text.count("python eval/bench_picot.py llm") == 1                  # one process, listed once
     assert "| picot | 2 | 100.0 ± 0.0 |" in text and "| rag | 3 | 0.0 ± 0.0 |" in text
     assert "| picot | rag | 2 | 100.0 | 2 / 0 / 0 | 0.5 |" in text          # paired over a, b only
+    # a later slice of the same sample, run by another process, joins the section
+    later = tmp_path / "later"
+    later.mkdir()
+    for stem in ("picot", "rag"):
+        (later / f"{stem}.meta.json").write_text(json.dumps({"spec": stem, "command": "python later", "note": "n"}))
+        (later / f"{stem}.jsonl").write_text(json.dumps(row("d", 1, float(stem == "rag"))) + "\n")
+    text = "\n".join(bench.section([tmp_path, later], by_hops=True))
+    assert "| picot | 3 | 66.7 ± 33.3 |" in text and "| rag | 4 | 25.0 ± 25.0 |" in text and "`python later`" in text
+    assert "| picot | rag | 3 | 33.3 | 2 / 1 / 0 |" in text
+    with pytest.raises(SystemExit, match="repeats questions"):
+        bench.section([tmp_path, tmp_path], by_hops=False)
 
 
 def test_bench_reparse_rescores_saved_replies_of_one_reply_methods_only(tmp_path):
