@@ -192,7 +192,7 @@ def method_picot(ctx: Context, q: Question) -> dict[str, Any]:
             # brother is Y."), which parse_answer would otherwise read as the answer (PW-M: 3 of 14 questions).
             log.warning("question %s: no answer stated in the final reply; using the Prolog answer", q.qid)
             row["prediction"], row["answer_from"] = list(res.answers), "prolog"
-        echo = answered(row["prediction"]) and echoes_question(row["prediction"], q.question)
+        echo = echoes_question(row["prediction"], q.question)  # False for a prediction that names nothing
         if not answered(row["prediction"]) or echo:
             # Do no harm, as for a question with no plan: the plan ran but neither Prolog nor the final
             # reply names anything (no fact found, or a placeholder such as "unknown" that the plan's
