@@ -570,6 +570,23 @@ def test_planner_refuses_a_constant_copied_from_elsewhere(engine, llm_corpus):
     assert '"Ada Lutz"' in row["plan_attempts"][0]["error"] and row["prediction"] == ["Bo Lee"]
 
 
+def test_a_relation_named_like_a_prolog_builtin_goes_to_the_repair_round(engine, llm_corpus):
+    # HotpotQA: "Do Lush and P.O.D. both consist of four band members?" was planned with length/2, which
+    # SWI-Prolog protects; it used to end the question with a Prolog error and no answer.
+    from logical_pyserini.picot import KnowledgeBase, QueryError
+
+    with pytest.raises(QueryError, match="length/2 is a built-in Prolog predicate"):
+        KnowledgeBase({"member": 2, "length": 2})
+    with KnowledgeBase({"member": 2}) as kb:                       # a library name (not protected) is fine
+        assert kb.add_fact("member", ["P.O.D.", "Sonny Sandoval"])
+    builtin = ScriptedModel.GOOD.replace("friend(", "length(")
+    row = _run_llm_question(llm_corpus, PlanScript([builtin, ScriptedModel.GOOD]),
+                            "Who is the friend of the person whose occupation is pilot?")
+    assert row["error"] is None, row["error"]
+    assert [a["ok"] for a in row["plan_attempts"]] == [False, True]
+    assert "length/2 is a built-in" in row["plan_attempts"][0]["error"] and row["prediction"] == ["Bo Lee"]
+
+
 def test_planner_fills_in_a_missing_definition_after_the_repair(engine, llm_corpus):
     undefined = ('**Query:** job(Y1, "pilot"), close_friend(Y1, Y2)\n**Target:** Y2\n**Definition:**\n'
                  "job(X, Y) | What is the occupation of X? | Whose occupation is Y? | The occupation of X is Y.")

@@ -156,6 +156,9 @@ class PrologEngine:
             return bool(list(self._prolog.query(goal, maxresult=1)))
 
 
+_RESERVED = re.compile(r"picot_reserved\((\w+), ?(\d+)\)")
+
+
 def _error_text(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
 
@@ -184,7 +187,16 @@ class KnowledgeBase:
             _check_name(name)
         self.module = self.engine.new_module()
         spec = json.dumps([[n, a] for n, a in self.readable.items()])
-        self.engine.run(f"picot_interp:kb_create({self.module}, {prolog_string(spec)})")
+        try:
+            self.engine.run(f"picot_interp:kb_create({self.module}, {prolog_string(spec)})")
+        except Exception as exc:
+            self.close()
+            m = _RESERVED.search(str(exc))
+            if m is None:
+                raise
+            # A plan that names a relation length/2 is the plan's fault: a QueryError goes to the repair round.
+            raise QueryError(f"{m[1]}/{m[2]} is a built-in Prolog predicate and cannot name a relation: "
+                             f"rename it (e.g. {m[1]}_of)") from None
         for text in [self.rules] if isinstance(self.rules, str) else self.rules:
             if not text.strip():
                 continue

@@ -27,14 +27,15 @@
 :- dynamic final/3.         % final(M, Name, Arity): defined by an earlier rules text (kept)
 
 %!  kb_create(+M, +ReadableJSON) is det.
-%   ReadableJSON: [["name", arity], ...].
+%   ReadableJSON: [["name", arity], ...].  Throws picot_reserved(Name, Arity) for a name that
+%   SWI-Prolog protects (length/2, atom/1, ...): no module may redefine those.
 kb_create(M, ReadableJSON) :-
     kb_destroy(M),
     json_text(ReadableJSON, List),
     forall(member([NameS, A], List),
            ( atom_string(N, NameS),
-             assertz(readable(M, N, A)),
-             dynamic(M:N/A) )).
+             catch(dynamic(M:N/A), error(permission_error(_, _, _), _), throw(picot_reserved(N, A))),
+             assertz(readable(M, N, A)) )).
 
 json_text(Text, Term) :-
     setup_call_cleanup(open_string(Text, S), json_read(S, Term, [value_string_as(string)]), close(S)).
