@@ -50,6 +50,8 @@ def main(argv=None) -> int:
                     "Faiss index --pool-index, built if missing)")
     ap.add_argument("--pool-index", default=str(ROOT / "indexes" / "demo-dense"))
     ap.add_argument("--topics-per-template", type=int, default=1)
+    ap.add_argument("--skip-per-template", type=int, default=0, help="start after this many topics of each "
+                    "template (held-out slices: --skip-per-template 2 leaves out the 20 topics read so far)")
     ap.add_argument("--depth", default="20,30", help="rerank depth(s), comma-separated: one OrLog row each "
                     "(the reasoners and the throughput run use the first)")
     ap.add_argument("--fusion", type=float, default=None, help="posterior weight (default: the reranker's)")
@@ -77,7 +79,7 @@ def main(argv=None) -> int:
 
     data = Path(DEMO_DIR)
     ensure_index(data / "corpus.jsonl", Path(args.index))
-    qids = llm_subset(data, args.topics_per_template)
+    qids = llm_subset(data, args.topics_per_template, args.skip_per_template)
 
     natural, logical = read_topics(data / "topics.natural.tsv"), read_topics(data / "topics.logical.tsv")
     t0 = time.perf_counter()
@@ -197,7 +199,8 @@ def main(argv=None) -> int:
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; machine: {platform.machine()}, "
         f"{os.cpu_count()} CPUs (load average at the end {os.getloadavg()[0]:.1f}); model `{lm.id}` on "
         f"{lm.device} ({load_s:.1f}s to load); LLM rewrite of {len(qids)} questions {parse_s:.1f}s.  ",
-        f"Topics: {len(qids)} ({args.topics_per_template} per template: {', '.join(qids)}); OrLog depth "
+        f"Topics: {len(qids)} ({args.topics_per_template} per template after the first {args.skip_per_template}: "
+        f"{', '.join(qids)}); OrLog depth "
         f"{', '.join(map(str, depths))}, fusion {fusion} (posterior weight).", "",
         table, "",
         "| reranker | tokens/pair | pairs | model seconds |", "|---|---|---|---|",

@@ -54,16 +54,16 @@ def ensure_dense_index(corpus: Path, index: Path) -> None:
     _ensure(corpus, index, lambda c, i: build_faiss_index(c, i, overwrite=True), "encoded")
 
 
-def llm_subset(data: Path, per_template: int) -> list[str]:
-    """The first ``per_template`` topics of each template (metadata order): the LLM rows' topics."""
+def llm_subset(data: Path, per_template: int, skip: int = 0) -> list[str]:
+    """The LLM rows' topics: ``per_template`` topics of each template (metadata order) after its first ``skip``."""
     import json
 
     seen: dict[str, int] = {}
     out = []
     for line in (data / "metadata.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        if seen.get(row["template"], 0) < per_template:
-            seen[row["template"]] = seen.get(row["template"], 0) + 1
+        rank = seen[row["template"]] = seen.get(row["template"], 0) + 1
+        if skip < rank <= skip + per_template:
             out.append(row["qid"])
     return out
 

@@ -452,3 +452,18 @@ def test_query_terms_match_with_the_lucene_analyzer(corpus, doc_words, vocabular
         # Each stem on its own, so that no document matches half a phrase.
         for stem in analyzer.analyze(term):
             assert {d for d, s in stems.items() if stem in s} == expected, (term, stem)
+
+
+def test_llm_subset_slices_are_disjoint_and_cover_every_topic():
+    """Held-out slices of the LLM rows' topics (--skip-per-template) never overlap the topics read before."""
+    from logical_pyserini.demo import llm_subset
+
+    meta = [json.loads(line) for line in (Path(DEMO_DIR) / "metadata.jsonl").read_text().splitlines()]
+    first = llm_subset(Path(DEMO_DIR), 1)
+    assert len(first) == len({m["template"] for m in meta})
+    read, rest = llm_subset(Path(DEMO_DIR), 2), llm_subset(Path(DEMO_DIR), 100, skip=2)
+    assert set(first) <= set(read) and not set(read) & set(rest)
+    assert sorted(read + rest) == sorted(m["qid"] for m in meta)
+    template = {m["qid"]: m["template"] for m in meta}
+    assert Counter(template[q] for q in llm_subset(Path(DEMO_DIR), 3, skip=2)) == Counter(
+        {t: 3 for t in set(template.values())})
