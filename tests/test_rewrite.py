@@ -728,6 +728,32 @@ def test_missing_operators(question, query, missing):
     assert missing_operators(question, parse_query(query)) == missing
 
 
+@pytest.mark.parametrize("question, query, unasked", [
+    ("Museums in Amsterdam that are both museums with an auditorium and museums with a garden",
+     '"museums in Amsterdam" AND ("museums with an auditorium" OR "museums with a garden")', True),
+    ("Museums in Amsterdam that are both museums with an auditorium and museums with a garden",
+     '"museums in Amsterdam" AND "museums with an auditorium" AND "museums with a garden"', False),
+    ("Museums in Paris and Amsterdam", '"museums in Paris" OR "museums in Amsterdam"', False),  # no "both"
+    ("Films that are both dramas and comedies, or westerns", '"dramas" AND "comedies" OR "westerns"', False),
+    ("Restaurants both cheap and quiet, but neither Thai nor Indian",
+     '"cheap restaurants" AND "quiet restaurants" AND NOT ("Thai" OR "Indian")', False),  # OR under the NOT
+])
+def test_unasked_disjunction(question, query, unasked):
+    from logical_pyserini.rewrite._guard import unasked_disjunction
+
+    assert unasked_disjunction(question, parse_query(query)) is unasked
+
+
+def test_llm_answer_with_or_for_both_gets_one_repair(stub):
+    stub.replies = ['"museums in Amsterdam" AND ("museums with an auditorium" OR "museums with a garden")',
+                    '"museums in Amsterdam" AND "museums with an auditorium" AND "museums with a garden"']
+    rw = _openai(stub)
+    rewrite = rw.rewrite("Museums in Amsterdam that are both museums with an auditorium and museums with a garden")
+    assert rewrite.source == "repaired" and len(stub.requests) == 2
+    assert "both" in stub.requests[1]["body"]["messages"][-1]["content"]
+    assert rewrite.query == '"museums in Amsterdam" AND "museums with an auditorium" AND "museums with a garden"'
+
+
 @pytest.mark.parametrize("question, query, expected", [
     ("Museums in Vienna or Copenhagen except history museums",
      '"museums in Vienna" OR "museums in Copenhagen" AND NOT "history museums"',
@@ -785,11 +811,35 @@ def test_statement_for_clauses_and_lost_head_nouns(leaf, head, expected):
     ('"films never released" OR "cats"', '"films" AND NOT "films released" OR "cats"'),
     ('NOT "films not in colour"', 'NOT "films not in colour"'),  # already negated: left alone
     ('"non-fiction books" AND "notable poets"', '"non-fiction books" AND "notable poets"'),  # no whole-word "not"
+    # "without X" excludes "with X": the excluded phrase keeps the preposition and borrows the head noun
+    ('"museums with an auditorium" AND "museums without a library"',
+     '"museums with an auditorium" AND NOT "museums with a library"'),
+    ('"films without museums in Paris"', '"films" AND NOT "museums in Paris"'),  # its own head: no "with"
 ])
 def test_a_negation_inside_quotes_moves_out(query, expected):
     from logical_pyserini.rewrite._guard import lift_inner_negations
 
     assert str(lift_inner_negations(parse_query(query))) == expected
+
+
+@pytest.mark.parametrize("question, query, expected", [
+    # the model put the question's own "without" under its NOT: negated twice, i.e. "with a garden" wanted
+    ("Restaurants serving brunch and without a garden", '"restaurants serving brunch" AND NOT "without a garden"',
+     '"restaurants serving brunch" AND NOT "with a garden"'),
+    ("Stories about dogs, not about cats", '"stories about dogs" AND NOT "not about cats"',
+     '"stories about dogs" AND NOT "about cats"'),
+    # the question does negate the negation, a capitalised cue opens a title: left alone
+    ("Restaurants that are not without a garden", 'NOT "without a garden"', 'NOT "without a garden"'),
+    ("Novels, but not Never Let Me Go", '"novels" AND NOT "Never Let Me Go"', '"novels" AND NOT "Never Let Me Go"'),
+])
+def test_a_negation_counted_twice_under_not_is_undone(question, query, expected):
+    from logical_pyserini.rewrite._guard import lift_inner_negations
+
+    assert str(lift_inner_negations(parse_query(query), question)) == expected
+    # the natural-language predicate the oracle is asked about follows: "{x} is a restaurant with a garden"
+    if "garden" in expected and "without" not in expected:
+        atoms = Decomposition.from_tree(lift_inner_negations(parse_query(query), question), question, "llm").atoms
+        assert atoms[-1] == "{x} is a restaurant with a garden"
 
 
 def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):

@@ -38,7 +38,8 @@ from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, i
 from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "exclusion_scopes", "guard_decision",
-           "guard_rewrite", "lift_inner_negations", "missing_operators", "scope_trailing_exclusion"]
+           "guard_rewrite", "lift_inner_negations", "missing_operators", "scope_trailing_exclusion",
+           "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -66,6 +67,8 @@ class _Cues:
     inner_negation: frozenset[str] = frozenset()
     lead_in: tuple[tuple[str, ...], ...] = ()  # "that are" before an inner "not": dropped from the kept part
     generic_heads: frozenset[str] = frozenset()  # "documents": names no constraint on its own
+    positive: tuple[tuple[str, str], ...] = ()  # what an inner cue becomes in the excluded phrase: without -> with
+    conjunction: tuple[tuple[str, ...], ...] = ()  # "both": the request joins its conditions with AND
 
 
 @lru_cache(maxsize=1)
@@ -83,7 +86,8 @@ def _cues() -> _Cues:
                  int(data["max_constraint_words"]),
                  int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
                  seqs("disjunction"), frozenset(data.get("inner_negation", ())), seqs("inner_negation_lead_in"),
-                 frozenset(data.get("generic_heads", ())))
+                 frozenset(data.get("generic_heads", ())), tuple(data.get("inner_negation_positive", {}).items()),
+                 seqs("conjunction"))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -97,6 +101,27 @@ def missing_operators(question: str, tree: Node) -> list[str]:
     structure = shape(tree)  # leaves anonymised: a quoted "or" is not an operator
     asked = {"OR": bool(ors), "NOT": bool(exclusions)}
     return [op for op in ("OR", "NOT") if asked[op] and f"{op}(" not in structure]
+
+
+def unasked_disjunction(question: str, tree: Node) -> bool:
+    """True when the question says "both" and no "or" / "either", yet ``tree`` has an OR outside every NOT.
+
+    "Museums that are both museums with an auditorium and museums with a
+    garden" rewritten with OR: the model's answer gets the repair round.
+    Only "both" counts: "museums in Paris and Amsterdam" often means either
+    city, and an OR under a NOT ("neither A nor B") is a conjunction of NOTs.
+    """
+    cues = _cues()
+    tokens = _words(question)
+    if not any(_match(tokens, i, cues.conjunction) for i in range(len(tokens))) or _operator_cues(question)[0]:
+        return False
+
+    def free_or(node: Node) -> bool:
+        if isinstance(node, (Term, Not)):
+            return False
+        return isinstance(node, Or) or any(free_or(c) for c in node.children)
+
+    return free_or(tree)
 
 
 def scope_trailing_exclusion(question: str, tree: Node) -> Node:
@@ -122,9 +147,11 @@ def scope_trailing_exclusion(question: str, tree: Node) -> Node:
     return And((Or(tree.children[:-1] + (branch,)), *nots))
 
 
-def lift_inner_negations(tree: Node) -> Node:
+def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
     """Move a negation written inside a term out of its quotes: ``"museums not in Paris"`` -> ``"museums" AND
-    NOT "museums in Paris"``; ``"documents not about chess"`` -> ``NOT "documents about chess"``.
+    NOT "museums in Paris"``; ``"documents not about chess"`` -> ``NOT "documents about chess"``;
+    ``"museums without a library"`` -> ``"museums" AND NOT "museums with a library"`` (the cue's positive
+    form, ``inner_negation_positive`` of ``guard.json``, opens the excluded phrase).
 
     A lexical leaf cannot express "not" (BM25 drops it), so such a term
     would *reward* the excluded topic; small models write them ("Documents
@@ -133,9 +160,14 @@ def lift_inner_negations(tree: Node) -> Node:
     ("documents", "articles": ``generic_heads``); the excluded phrase keeps
     its own head noun, or borrows the kept part's ("in Paris" -> "museums in
     Paris").  In a conjunction, a term that only names the kind of result
-    (``"documents" AND NOT "chess"``) is dropped.  Terms already under a
-    NOT are left alone.  Only model rewrites pass through here: a title
-    that opens with "Not" would be lifted too.
+    (``"documents" AND NOT "chess"``) is dropped.  A term under a NOT that
+    *opens* with a cue counts the question's negation twice (``NOT "without
+    a garden"`` for "... and without a garden"): the cue is replaced by its
+    positive form (``NOT "with a garden"``), unless ``question`` itself
+    negates that phrase ("not without a garden") or the cue is capitalised
+    (``NOT "Never Let Me Go"`` names a title).  Other terms under a NOT are
+    left alone.  Only model rewrites pass through here: a title that
+    opens with "Not" would be lifted too.
     """
     from ._data import load_rules  # late: the rule data loads on first use
 
@@ -155,6 +187,9 @@ def lift_inner_negations(tree: Node) -> Node:
         if at is None or at == len(words) - 1:
             return term
         kept, excluded = words[:at], words[at + 1:]
+        positive = dict(cues.positive).get(lower[at])
+        if positive and not any(w.lower() in heads for w in excluded):
+            excluded = [positive, *excluded]  # "without a library" excludes "with a library", not "a library"
         trimmed = True
         while kept and trimmed:  # drop "that are", "which is", "but" before the negation
             trimmed = False
@@ -170,11 +205,24 @@ def lift_inner_negations(tree: Node) -> Node:
             return negated
         return And((Term(" ".join(kept), term.retriever), negated))
 
+    def undouble(node: Not) -> Not:
+        term = node.child
+        if not isinstance(term, Term):
+            return node
+        words = term.text.split()
+        cue = words[0] if len(words) > 1 else ""
+        if cue not in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title, not a cue
+            return node
+        if question and re.search(r"\b(?:not|never|no)\s+" + re.escape(term.text), question, re.IGNORECASE):
+            return node  # the question does negate the negated phrase
+        positive = dict(cues.positive).get(cue)
+        return Not(Term(" ".join(([positive] if positive else []) + words[1:]), term.retriever))
+
     def walk(node: Node) -> Node:
         if isinstance(node, Term):
             return lift(node)
         if isinstance(node, Not):
-            return node
+            return undouble(node)
         children = tuple(walk(c) for c in node.children)
         return children[0] if len(children) == 1 else type(node)(children)
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
 from ..query import Node, Or, normalize_text
-from ._guard import lift_inner_negations, missing_operators, scope_trailing_exclusion
+from ._guard import lift_inner_negations, missing_operators, scope_trailing_exclusion, unasked_disjunction
 from ._rules import RuleRewriter, split_clauses
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -122,12 +122,15 @@ class LLMRewriter:
     def _rewrite_clause(self, question: str) -> tuple[Node, str, int]:
         """``(tree, source, tokens)`` for one clause: the model's answer, else the rules'."""
         def check(answer: str, first: bool) -> Node:
-            tree = lift_inner_negations(validate_query(answer, question, max_leaves=self.max_leaves))
-            gaps = missing_operators(question, tree) if first else []
-            if gaps:  # only the first answer: a repaired one that still lacks them is taken as the model's reading
-                cue = {"OR": '"or"', "NOT": 'an exclusion ("not", "except", "without", ...)'}
-                raise RewriteError(" and ".join(f"the request says {cue[op]} but the query has no {op}"
-                                                for op in gaps))
+            tree = lift_inner_negations(validate_query(answer, question, max_leaves=self.max_leaves), question)
+            if not first:  # a repaired answer that still has a gap is taken as the model's reading
+                return tree
+            cue = {"OR": '"or"', "NOT": 'an exclusion ("not", "except", "without", ...)'}
+            gaps = [f"the request says {cue[op]} but the query has no {op}" for op in missing_operators(question, tree)]
+            if unasked_disjunction(question, tree):
+                gaps.append('the request says "both" and never "or", but the query joins conditions with OR')
+            if gaps:
+                raise RewriteError(" and ".join(gaps))
             return tree
 
         draft = str(self.fallback.tree(question)) if self.draft else None
