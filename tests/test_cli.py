@@ -160,7 +160,7 @@ def test_llm_draft_rewrite_from_the_cli_sees_the_rules_draft(tmp_path, museum_in
     assert code == 0 and len(asked) == 1
     assert 'Draft (JSON string): "\\"museums in Paris\\" AND NOT \\"art museums\\""' in asked[0]
     rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
-    assert rewrites["q1"] == '"museums in Paris" AND NOT "art museums"'
+    assert rewrites["q1"] == '"museums in Paris" AND NOT "art"'  # the NOT narrowed to its qualifier
     assert run.read_text().startswith("q1 Q0 ")
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from logical_pyserini.prompts import PromptError, fill, load_prompt
 from logical_pyserini.query import And, Not, Or, Term, count_negations, iter_terms, parse_query, shape
+from logical_pyserini.rewrite import guard_rewrite
+from logical_pyserini.rewrite._guard import narrow_negations
 from logical_pyserini.rewrite import (
     Decomposition,
     Rewrite,
@@ -468,7 +470,7 @@ def test_llm_garbage_is_repaired_once_then_falls_back(random_model, caplog):
     with caplog.at_level("WARNING", logger="logical_pyserini.rewrite"):
         rewrite = rw.rewrite(QUESTION)
     assert rewrite.source == "fallback"
-    assert rewrite.tree == RuleRewriter().tree(QUESTION)
+    assert rewrite.tree == narrow_negations(RuleRewriter().tree(QUESTION))  # the rules' tree, NOTs narrowed
     assert random_model.usage["calls"] - calls_before == 2  # first answer + one repair, no more
     assert rw.stats == {**rw.stats, "ok": 0, "repaired": 0, "fallback": 1, "model_calls": 2}
     assert "falling back to rules" in caplog.text
@@ -547,7 +549,8 @@ def _ask_stub(stub, replies: list) -> tuple[LLMRewriter, Rewrite]:
 
 def test_openai_valid_reply(stub):
     _, rewrite = _ask_stub(stub, [GOOD])
-    assert rewrite.source == "llm" and rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
+    # the NOT's head noun is narrowed away
+    assert rewrite.source == "llm" and rewrite.query == '"stories about dogs" AND NOT "about cats"'
     request = stub.requests[0]
     assert request["path"] == "/v1/chat/completions"
     assert request["auth"] == "Bearer sk-test"
@@ -580,7 +583,7 @@ def test_openai_decompose_gives_the_models_own_predicates(stub):
 
 def test_openai_garbage_falls_back(stub):
     rw, rewrite = _ask_stub(stub, ["I think you want dog stories!", "Sorry, here: dogs, no cats"])
-    assert (rewrite.source, rewrite.query) == ("fallback", RuleRewriter().rewrite(QUESTION).query)
+    assert (rewrite.source, rewrite.query) == ("fallback", str(narrow_negations(RuleRewriter().tree(QUESTION))))
     assert rw.stats["fallback"] == 1 and rw.stats["model_calls"] == 2
 
 
@@ -646,7 +649,7 @@ def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):
     args += ["--base-url", stub.url, "--api-key", "k", "--cache", str(tmp_path / "c.sqlite"), "--guard", "off", "--quiet"]
     assert cli_main(args) == 0
     assert (tmp_path / "o.tsv").read_text().splitlines() == [
-        '7\t"stories about dogs" AND NOT "stories about cats"',
+        '7\t"stories about dogs" AND NOT "about cats"',
         'b\t"operas by Verdi"',
     ]
     assert "ok=2" in capsys.readouterr().out
@@ -845,8 +848,32 @@ def test_a_negation_counted_twice_under_not_is_undone(question, query, expected)
 def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):
     # The exclusion cue "not" is satisfied by the lifted NOT, so the answer needs no repair round.
     rw, rewrite = _ask_stub(stub, ['"stories about dogs" AND "stories not about cats"'])
-    assert rewrite.query == '"stories about dogs" AND NOT "stories about cats"'
+    assert rewrite.query == '"stories about dogs" AND NOT "about cats"'
     assert rw.stats["model_calls"] == 1 and rewrite.source == "llm"
+
+
+@pytest.mark.parametrize("query, expected", [
+    ('("films set in Copenhagen" OR "films set in Venice") AND NOT "comedy films"',
+     '("films set in Copenhagen" OR "films set in Venice") AND NOT "comedy"'),
+    ('"museums in Vienna" AND NOT ("museums with a library" OR "museums with a garden")',
+     '"museums in Vienna" AND NOT ("with a library" OR "with a garden")'),
+    ('"films set in Lisbon" AND NOT ("award-winning films" OR "sequels")',  # a head noun alone stays
+     '"films set in Lisbon" AND NOT ("award-winning" OR "sequels")'),
+    ('NOT "comedy films"', 'NOT "comedy films"'),  # no positive sibling: the kind is all it excludes
+    ('"films set in Rome" OR "comedy films"', '"films set in Rome" OR "comedy films"'),  # positive terms stay
+])
+def test_a_negated_term_loses_its_head_noun(query, expected):
+    from logical_pyserini.rewrite._guard import narrow_negations
+
+    assert str(narrow_negations(parse_query(query))) == expected
+
+
+def test_llm_rewrite_narrows_the_search_tree_but_not_the_predicates(stub):
+    stub.replies = ['("films set in Porto" OR "films set in Rome") AND NOT "comedy films"']
+    rewrite = _openai(stub).rewrite("Films set in Porto or Rome but not comedy films")
+    assert rewrite.query == '("films set in Porto" OR "films set in Rome") AND NOT "comedy"'
+    assert "{x} is a comedy film" in rewrite.decomposition.atoms  # the oracle still judges the whole phrase
+    assert guard_rewrite(rewrite, "on").decomposition == rewrite.decomposition  # kept by a guard that keeps the tree
 
 
 def test_a_term_naming_only_the_kind_of_result_is_dropped_from_a_conjunction():
@@ -876,7 +903,7 @@ def test_llm_clause_that_fails_falls_back_alone(stub):
     rewrite = _openai(stub).rewrite("Stories about dogs, or stories not about cats")
     assert rewrite.source == "fallback"  # the least trusted clause names the whole
     # the first clause keeps the model's answer; the second is the rules' reading of that clause alone
-    assert rewrite.query == '"stories about dogs" OR "stories" AND NOT "stories about cats"'
+    assert rewrite.query == '"stories about dogs" OR "stories" AND NOT "about cats"'
 
 
 def test_llm_draft_shows_the_rules_query_and_takes_the_models_correction(stub):

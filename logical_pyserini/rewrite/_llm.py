@@ -9,7 +9,8 @@ from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
 from ..query import Node, Or, normalize_text
-from ._guard import lift_inner_negations, missing_operators, scope_trailing_exclusion, unasked_disjunction
+from ._guard import (lift_inner_negations, missing_operators, narrow_negations, scope_trailing_exclusion,
+                     unasked_disjunction)
 from ._rules import RuleRewriter, split_clauses
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -115,8 +116,9 @@ class LLMRewriter:
             g for t in trees for g in (t.children if isinstance(t, Or) else (t,))))  # flat: one OR of all clauses
         # The least trusted clause names the whole: fallback > repaired > llm.
         source = max((s for _, s, _ in parts), key=("llm", "repaired", "fallback").index)
-        decomposition = Decomposition.from_tree(tree, question, source)
+        decomposition = Decomposition.from_tree(tree, question, source)  # whole phrases: what the oracle judges
         decomposition = dataclasses.replace(decomposition, parse_tokens=sum(n for _, _, n in parts))
+        tree = narrow_negations(tree)  # the search leaves: a NOT excludes the qualifier, not the kind of result
         return Rewrite(question, str(tree), tree, source, decomposition)
 
     def _rewrite_clause(self, question: str) -> tuple[Node, str, int]:
