@@ -859,6 +859,10 @@ def test_llm_rewrite_lifts_a_quoted_negation_without_a_repair_call(stub):
      '"museums in Vienna" AND NOT ("with a library" OR "with a garden")'),
     ('"films set in Lisbon" AND NOT ("award-winning films" OR "sequels")',  # a head noun alone stays
      '"films set in Lisbon" AND NOT ("award-winning" OR "sequels")'),
+    # words the positive conjunct already asks for go too: only the qualifier is excluded
+    ('"romance novels about exile" AND NOT "romance novels about espionage"',
+     '"romance novels about exile" AND NOT "about espionage"'),
+    ('"museums in Paris" AND NOT "museums in Paris"', '"museums in Paris" AND NOT "museums in Paris"'),
     ('NOT "comedy films"', 'NOT "comedy films"'),  # no positive sibling: the kind is all it excludes
     ('"films set in Rome" OR "comedy films"', '"films set in Rome" OR "comedy films"'),  # positive terms stay
 ])

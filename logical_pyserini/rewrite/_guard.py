@@ -230,41 +230,44 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
 
 
 def narrow_negations(tree: Node) -> Node:
-    """Drop the head noun from the terms a conjunction negates: ``"films set in Porto" AND NOT "comedy films"`` ->
-    ``… AND NOT "comedy"``.
+    """Keep in each term a conjunction negates only what sets it apart: ``"films set in Porto" AND NOT "comedy
+    films"`` -> ``… AND NOT "comedy"``; ``"romance novels about exile" AND NOT "romance novels about espionage"``
+    -> ``… AND NOT "espionage"``.
 
-    A negated lexical leaf that keeps the kind of result ("films", ``heads``
-    of ``rules.json``) scores every film, so its NOT pushes down every
-    document of the wanted kind and lifts documents of other kinds that
-    share a word with the positive leaves (museums in Porto): measured on
-    the demo, such rewrites ranked no relevant film in the top 10.  What the
-    NOT has to exclude is the qualifier.  A term that is only a head noun
-    ("sequels") stays, and so does a NOT with no positive sibling (then the
-    kind is all it can name).  Only the search tree is narrowed: the
-    predicate the OrLog oracle judges keeps the whole phrase ("{x} is a
-    comedy film").
+    A negated lexical leaf that repeats the kind of result ("films",
+    ``heads`` of ``rules.json``) or a word of the positive conjuncts scores
+    every document the query wants, so its NOT pushes them all down and
+    lifts documents of other kinds that share a word with the positive
+    leaves (museums in Porto): measured on the demo, such rewrites ranked no
+    relevant film in the top 10.  Head nouns and words of the positive
+    siblings are dropped; a term that would keep no content word ("sequels")
+    stays, and so does a NOT with no positive sibling (then the kind is all
+    it can name).  Only the search tree is narrowed: the predicate the OrLog
+    oracle judges keeps the whole phrase ("{x} is a comedy film").
     """
     from ._data import load_rules  # late: the rule data loads on first use
 
     heads = load_rules().heads
     ignore = _cues().ignore
 
-    def narrow(node: Node) -> Node:
+    def narrow(node: Node, shared: set[str]) -> Node:
         if isinstance(node, Term):
             words = node.text.split()
-            kept = [w for w in words if w.lower() not in heads]
+            kept = [w for w in words if w.lower() not in heads and w.lower() not in shared]
             if kept != words and any(w.lower() not in ignore for w in kept):
                 return Term(" ".join(kept), node.retriever)
             return node
         if isinstance(node, Not):
-            return Not(narrow(node.child))
-        return type(node)(tuple(narrow(c) for c in node.children))
+            return Not(narrow(node.child, shared))
+        return type(node)(tuple(narrow(c, shared) for c in node.children))
 
     def walk(node: Node) -> Node:
         if isinstance(node, (Term, Not)):
             return node
-        positive = isinstance(node, And) and any(not isinstance(c, Not) for c in node.children)
-        return type(node)(tuple(Not(narrow(c.child)) if positive and isinstance(c, Not) else walk(c)
+        positive = [c for c in node.children if not isinstance(c, Not)] if isinstance(node, And) else []
+        shared = {w.lower() for c in positive for t, negated in iter_terms(c) if not negated
+                  for w in t.text.split()} - ignore
+        return type(node)(tuple(Not(narrow(c.child, shared)) if positive and isinstance(c, Not) else walk(c)
                                 for c in node.children))
 
     return walk(tree)
