@@ -176,6 +176,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         return tree
     heads = load_rules().heads
     generic = cues.generic_heads | cues.ignore
+    positives = dict(cues.positive)  # "without" -> "with"
 
     def names_only_the_kind(words) -> bool:  # "documents", "the articles": no constraint of its own
         return all(w.lower() in generic for w in words)
@@ -187,7 +188,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         if at is None or at == len(words) - 1:
             return term
         kept, excluded = words[:at], words[at + 1:]
-        positive = dict(cues.positive).get(lower[at])
+        positive = positives.get(lower[at])
         if positive and not any(w.lower() in heads for w in excluded):
             excluded = [positive, *excluded]  # "without a library" excludes "with a library", not "a library"
         trimmed = True
@@ -215,7 +216,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
             return node
         if question and re.search(r"\b(?:not|never|no)\s+" + re.escape(term.text), question, re.IGNORECASE):
             return node  # the question does negate the negated phrase
-        positive = dict(cues.positive).get(cue)
+        positive = positives.get(cue)
         return Not(Term(" ".join(([positive] if positive else []) + words[1:]), term.retriever))
 
     def walk(node: Node) -> Node:
@@ -232,7 +233,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
 def narrow_negations(tree: Node) -> Node:
     """Keep in each term a conjunction negates only what sets it apart: ``"films set in Porto" AND NOT "comedy
     films"`` -> ``… AND NOT "comedy"``; ``"romance novels about exile" AND NOT "romance novels about espionage"``
-    -> ``… AND NOT "espionage"``.
+    -> ``… AND NOT "about espionage"`` (stopwords are left to the analyser).
 
     A negated lexical leaf that repeats the kind of result ("films",
     ``heads`` of ``rules.json``) or a word of the positive conjuncts scores
