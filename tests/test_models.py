@@ -74,6 +74,24 @@ def test_shared_prefix_batches_equal_single_calls(tiny, batch):
         assert lm.usage["computed_tokens"] < lm.usage["prompt_tokens"]
 
 
+def test_batched_encoding_and_answer_columns_equal_the_plain_ones(tiny):
+    """The fast paths (each document tokenised once per call, only the True/False logits copied off the
+    device) give exactly what per-pair tokenisation and the full vocabulary give."""
+    model, tok = tiny
+    lm = TransformersModel(model=model, tokenizer=tok)
+    for system in (None, "Reply True or False"):
+        before, after = lm._frame(system)
+        many = lm._encode_many(PAIRS, system)
+        assert many == [(tok.encode(before + pre, add_special_tokens=False),
+                         tok.encode(suf + after, add_special_tokens=False)) for pre, suf in PAIRS]
+    assert lm._frame(None) != lm._frame("Reply True or False")  # one frame per system line
+    seqs = [p + s for p, s in many]
+    cols = [*lm.true_ids, *lm.false_ids]
+    full = lm.last_logits(seqs)
+    assert full.shape == (len(PAIRS), model.config.vocab_size)
+    np.testing.assert_allclose(lm.last_logits(seqs, columns=cols).numpy(), full[:, cols].numpy(), atol=1e-6)
+
+
 def test_generate_counts_tokens_and_cache_is_shared_on_disk(tiny, tmp_path):
     model, tok = tiny
     cache_file = tmp_path / "calls.sqlite"
