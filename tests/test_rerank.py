@@ -34,6 +34,7 @@ from logical_pyserini.rerank import (
     parse_answer,
     pool_hits,
     pool_question,
+    prefetch_rerank,
     program_posterior,
     rerank_summary,
     valuation_parts,
@@ -494,3 +495,87 @@ def test_reasoner_counts_answers_served_by_the_model_cache(tiny_model):
     _, cold = reasoner.rerank(parse_query('"x" AND NOT "y"'), hits)
     _, warm = reasoner.rerank(parse_query('"x" AND NOT "y"'), hits)
     assert not cold.fallback and (cold.cache_hits, warm.cache_hits) == (0, 3)
+
+
+POOL_DOCS = [Hit("m01", 3.0, "Louvre", "The Louvre is a famous art museum in Paris ."),
+             Hit("m04", 2.0, "NEMO", "NEMO is a science museum in Amsterdam for children ."),
+             Hit("m05", 1.0, "Prado", "Prado is an art museum in Madrid .")]
+POOL_QUERIES = [OrLogQuery(("{x} is in Paris", "{x} is a museum in Madrid"), Or((Term("0"), Term("1")))),
+                OrLogQuery(("{x} is in Paris", '{x} matches the description " art museum "'),
+                           And((Term("0"), Not(Term("1")))))]
+
+
+def test_prefetch_pools_queries_into_one_call_and_changes_no_answer(tiny_model):
+    from logical_pyserini.models import ModelCache, TransformersModel
+
+    def fresh():
+        return TransformersModel(model=tiny_model.model, tokenizer=tiny_model.tokenizer, model_id="tiny",
+                                 batch_size=4, cache=ModelCache(enabled=False))
+
+    def ranking(hits):
+        return [(h.docid, round(h.rerank_score, 6)) for h in hits]
+
+    plain = OrLogReranker(LLMOracle(fresh()), depth=3, fusion=1.0)
+    want = [ranking(plain.rerank(q, POOL_DOCS)[0]) for q in POOL_QUERIES]
+    lm = fresh()
+    pooled = OrLogReranker(LLMOracle(lm), depth=3, fusion=1.0)
+    assert not pooled.pools  # a CPU model: the search loop would not pool
+    # 3 documents x 3 distinct predicates ("is in Paris" is asked by both queries, judged once).
+    assert pooled.prefetch([(q, POOL_DOCS, None) for q in POOL_QUERIES]) == 9
+    assert lm.usage["calls"] == 9
+    got = [ranking(pooled.rerank(q, POOL_DOCS)[0]) for q in POOL_QUERIES]
+    assert lm.usage["calls"] == 9  # rerank read the pooled answers: no further model call
+    assert got == want and len({s for r in got for _, s in r}) > 2
+    total = pooled.summary()
+    assert total["pairs"] == 12 and total["computed_tokens"] > 0 and total["oracle_seconds"] > 0
+
+
+def test_failed_prefetch_leaves_each_query_to_its_own_call(caplog):
+    class FailsOnce(Oracle):
+        id = "fails-once"
+
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def plausibilities(self, pairs):
+            self.calls += 1
+            if self.calls == 1:
+                raise OracleError("server went away")
+            return np.array([0.9 if e.title == "Louvre" else 0.2 for e, _ in pairs])
+
+    reranker = OrLogReranker(FailsOnce(), depth=3, fusion=1.0)
+    with caplog.at_level("WARNING"):
+        assert reranker.prefetch([(q, POOL_DOCS, None) for q in POOL_QUERIES]) == 9
+    assert "judging per query" in caplog.text
+    hits, stats = reranker.rerank(POOL_QUERIES[0], POOL_DOCS)
+    assert not stats.fallback and hits[0].docid == "m01" and reranker.oracle.calls == 2
+
+
+def test_search_batches_pool_their_judgements_through_a_server(searcher):
+    requests = []
+
+    def handler(path, body, headers):
+        requests.append(len(body["prompt"]))
+        return vllm_like(path, body)
+
+    server, url = serve(handler)
+    try:
+        parser = add_rerank_arguments(argparse.ArgumentParser())
+        args = parser.parse_args(["--rerank", "orlog", "--rerank-depth", "3", "--oracle", "openai:pool-model",
+                                  "--base-url", url])
+        trees = [parse_query('"science" AND "museum"'), parse_query('"art" AND "museum"')]
+        items = [(t, searcher.search(t, k=5)) for t in trees]
+        shared = {h.docid for h in items[0][1][:3]} & {h.docid for h in items[1][1][:3]}
+        # 3 candidates x 2 predicates per topic; "museum" of a document both topics rank is judged once.
+        assert prefetch_rerank(args, items, searcher) == 12 - len(shared)
+        pooled = len(requests)
+        assert pooled > 0
+        for tree, hits in items:
+            apply_rerank(args, tree, hits, searcher)
+        assert len(requests) == pooled  # both topics read the pooled answers
+        assert "2 topics, 0 fell back" in rerank_summary(args)
+        assert prefetch_rerank(args, items[:1], searcher) == 0  # one topic: nothing to pool
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -15,7 +15,8 @@ from ._base import KNOWLEDGE, BaseReranker, pool_hits, searcher_doc_text_fn
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "pool_question", "rerank_summary"]
+__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "pool_question", "prefetch_rerank",
+           "rerank_summary"]
 
 _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per run
 
@@ -152,6 +153,21 @@ def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any)
         hits, depth = pool_hits(hits, added, reranker.depth)
     new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher), depth=depth)
     return new_hits
+
+
+def prefetch_rerank(args: argparse.Namespace, items: list[tuple[Any, list]], searcher: Any) -> int:
+    """Before :func:`apply_rerank` of a search batch: OrLog judges all its topics' pairs in pooled oracle
+    calls when that pays off (a GPU model or a server; see ``OrLogReranker.pools``).  Returns the pairs
+    judged (0 when nothing was pooled); never raises."""
+    reranker = build_reranker(args)
+    if (reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2
+            or getattr(args, "rerank_add_dense", 0)):  # added dense candidates are only known per topic
+        return 0
+    try:
+        return reranker.prefetch([(query, hits, searcher_doc_text_fn(searcher)) for query, hits in items if hits])
+    except Exception as exc:  # noqa: BLE001 - the topics are judged one by one instead
+        logger.warning("OrLog: pooled judgement skipped (%s: %s)", type(exc).__name__, exc)
+        return 0
 
 
 def pool_question(query: Any) -> str:

@@ -32,7 +32,7 @@ from .._resources import require_stored_text, resolve_cli_indexes, resolve_topic
 from ..compose import Normalizer, Operators, SigmoidParams, load_calibration
 from ..encode import query_encoder_from_args
 from ..query import QuerySyntaxError, parse_query
-from ..rerank import apply_rerank, build_reranker, rerank_summary
+from ..rerank import apply_rerank, build_reranker, prefetch_rerank, rerank_summary
 from ..retrieve import calibration_keys, open_retrievers
 
 __all__ = ["PLAIN_MODES", "RunInterrupted", "RunReport", "SearchConfig", "build_searcher", "run_topics"]
@@ -357,6 +357,9 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
             for i in range(0, len(qids), config.batch_size):
                 batch = qids[i : i + config.batch_size]
                 results = _search_batch(searcher, batch, trees, config, report.failures)
+                # A GPU oracle judges the whole batch's pairs in a few large calls (same answers).
+                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q]) for q in batch if q in results],
+                                searcher)
                 for qid in batch:
                     if qid not in results:
                         continue
