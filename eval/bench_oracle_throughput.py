@@ -209,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
     model = _load(args)
     load_s = time.perf_counter() - t0
     device = model.device
-    name = torch.cuda.get_device_name(0) if device.startswith("cuda") else f"{platform.processor() or platform.machine()} CPU"
+    name = (torch.cuda.get_device_name(0) if device.startswith("cuda")
+            else f"{platform.processor() or platform.machine()} CPU")
     # Warm-up (kernel selection, allocator), not timed: the first topic at the first setting.
     first = [i for i, r in enumerate(rows) if r["qid"] == rows[0]["qid"]]
     score(model, header, [rows[i] for i in first], _ints(args.batch_size)[0], _ints(args.pairs_per_call)[0])
@@ -249,9 +250,11 @@ def run(args: argparse.Namespace) -> int:
         f"loaded in {load_s:.1f}s.  ",
         f"Pairs: {len(rows)} (document, predicate) prompts of {len({r['qid'] for r in rows})} topics, recorded "
         f"{header.get('date', '?')} by `{header.get('model', '?')}` on {header.get('device', '?')} (depth "
-        f"{header.get('depth', '?')}); scored cold (no answer cache) in calls of at most 'pairs per call' pairs of 'topics per call' topics (1: one query at a time, as the reranker calls the oracle per query; more: as `OrLogReranker.prefetch` pools a search batch), after one untimed warm-up topic.", "",
-        f"| batch size | pairs per call | topics per call | pairs | seconds | pairs/s | tokens run/s | prompt tokens | tokens run | "
-        f"peak {unit} | max \\|ΔP\\| vs first row |",
+        f"{header.get('depth', '?')}); scored cold (no answer cache) in calls of at most 'pairs per call' pairs of "
+        "'topics per call' topics (1: one query at a time, as the reranker calls the oracle per query; more: as "
+        "`OrLogReranker.prefetch` pools a search batch), after one untimed warm-up topic.", "",
+        "| batch size | pairs per call | topics per call | pairs | seconds | pairs/s | tokens run/s | prompt tokens | "
+        f"tokens run | peak {unit} | max \\|ΔP\\| vs first row |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", *table, "",
         "Prompt tokens: what unshared prompts would hold; tokens run: what the model computed (head and document "
         "prefix encoded once).",
@@ -266,8 +269,8 @@ def run(args: argparse.Namespace) -> int:
     text = "\n".join(lines) + "\n"
     atomic_write_text(args.output, text)
     if args.json:
-        atomic_write_text(args.json, json.dumps({"device": name, "model": model.id, "random_weights": args.random_weights,
-                                                 "results": results}, indent=1) + "\n")
+        summary = {"device": name, "model": model.id, "random_weights": args.random_weights, "results": results}
+        atomic_write_text(args.json, json.dumps(summary, indent=1) + "\n")
     print(text)
     return 0
 

@@ -108,7 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default $OPENAI_BASE_URL).")
     rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")
     add_rerank_arguments(p)
-    p.add_argument("--batch-size", type=int, default=16, metavar="NUM", help="Topics per batch_search call.")
+    p.add_argument("--batch-size", type=int, default=16, metavar="NUM",
+                   help="Topics per batch_search call; with --rerank orlog and a GPU (or server) model, also the "
+                   "topics whose judgements are pooled into large model calls.")
     p.add_argument("--threads", type=int, default=1, metavar="NUM", help="Threads per batch.")
     p.add_argument("--resume", action="store_true",
                    help="Continue an interrupted run: keep the topics finished in OUTPUT.partial and search the rest.")
