@@ -192,7 +192,7 @@ class OrLogReranker(BaseReranker):
         ``items`` holds ``(query, hits, doc_text_fn)`` per query, as :meth:`rerank` takes them.  The
         answers are kept until the next prefetch, and :meth:`rerank` of those queries reads them
         instead of calling the oracle per query: on a GPU the calls then hold thousands of prompts
-        (and a document shared by several queries is encoded once), which measured 2-5x the pairs/s of
+        (and a document shared by several queries is encoded once), which measured 2-3x the pairs/s of
         per-query calls (eval/results/oracle_throughput.md).  The answers are the same.  A failure is
         logged and leaves the pairs to :meth:`rerank`, which falls back per query as usual.
 
