@@ -9,11 +9,13 @@ Two steps, so the machine that measures needs neither Java nor an index, only th
     # 2. anywhere the model is: score them cold (no answer cache) per batch size, and compare each answer
     #    with the recorded one (the same prompts on another device or batch size must give the same answers)
     python eval/bench_oracle_throughput.py run --pairs eval/data/oracle_pairs.jsonl --model embedded \
-        --batch-size 16,64,256 --pairs-per-call 64,512 --output eval/results/oracle_throughput.md
+        --batch-size 512 --pairs-per-call 64,4096 --pool-topics 1,16 --output eval/results/oracle_throughput.md
 
 ``run`` calls the product's path, ``TransformersModel.true_false_probability`` (head and document prefix
-key/value caches shared, left-padded batches), one topic's pairs at a time in calls of ``--pairs-per-call``
-(the reranker's ``oracle_batch``).  ``--random-weights`` builds the model from the folder's config with random
+key/value caches shared, left-padded batches), in calls of at most ``--pairs-per-call`` pairs (the reranker's
+``oracle_batch``) from ``--pool-topics`` consecutive topics: 1 is the reranker's per-query call, more is what
+``OrLogReranker.prefetch`` sends for a search batch (which also judges a pair shared by several topics once;
+here every recorded prompt is computed, so pooled rows understate it).  ``--random-weights`` builds the model from the folder's config with random
 weights: the same shapes and token counts, so the same speed, but no answers worth comparing (for a machine
 the weights cannot reach; the output says so).
 """
@@ -138,7 +140,7 @@ def score(model, header: dict, rows: list[dict], batch_size: int, per_call: int,
     """Score ``rows`` cold with one model setting; returns (answers, seconds, prompt tokens, tokens run).
 
     Calls hold at most ``per_call`` pairs of ``pool`` consecutive topics (1: one query at a time, as the
-    reranker calls the oracle; more: what a reranker that pools several queries' pairs would send).
+    reranker calls the oracle; more: what ``OrLogReranker.prefetch`` sends for a search batch).
     """
     import numpy as np
     import torch
