@@ -249,9 +249,6 @@ class BaseReranker:
         keys = ("candidates", "pairs", "cache_hits", "prompt_tokens", "computed_tokens", "generated_tokens",
                 "unparsable", "oracle_seconds", "problog_seconds")
         total: dict[str, float] = {k: sum(getattr(s, k) for s in self.history) for k in keys}
-        pooled = getattr(self, "_prefetched", None)  # OrLog's pooled judgements: their cost, not more pairs
-        for k in ("cache_hits", "prompt_tokens", "computed_tokens", "generated_tokens", "oracle_seconds"):
-            total[k] += getattr(pooled, k, 0)
         total["queries"] = len(self.history)
         total["fallbacks"] = sum(s.fallback for s in self.history)
         reranked = [s for s in self.history if not s.fallback and s.candidates]

@@ -217,20 +217,25 @@ class OrLogReranker(BaseReranker):
                         pairs.append((entity, atom))
         if not pairs:
             return 0
-        stats = RerankStats("orlog-prefetch")
         steps = range(0, len(pairs), self.prefetch_batch)
         try:
             for s in tqdm(steps, desc="oracle (pooled)", unit="batch", leave=False,
                           disable=not self.progress or len(steps) < 2):
                 chunk = pairs[s : s + self.prefetch_batch]
-                values = self._judge(chunk, stats)
+                values = self._judge(chunk, self._prefetched)
                 self._memo.update(((e.key, a), float(v)) for (e, a), v in zip(chunk, values))
         except Exception as exc:  # noqa: BLE001 - each query is judged on its own instead
             logger.warning("OrLog: pooled judgement of %d pairs failed (%s: %s); judging per query",
                            len(pairs), type(exc).__name__, exc)
-        for name in ("cache_hits", "prompt_tokens", "computed_tokens", "generated_tokens", "oracle_seconds"):
-            setattr(self._prefetched, name, getattr(self._prefetched, name) + getattr(stats, name))
         return len(pairs)
+
+    def summary(self) -> dict[str, float]:
+        """Totals over every query reranked so far, plus the cost of the pooled judgements (their pairs are
+        counted by the queries that read them)."""
+        total = super().summary()
+        for name in ("cache_hits", "prompt_tokens", "computed_tokens", "generated_tokens", "oracle_seconds"):
+            total[name] += getattr(self._prefetched, name)
+        return total
 
     def _judge(self, pairs: Sequence[tuple[Entity, str]], stats: RerankStats | None) -> np.ndarray:
         """One oracle call, checked, with its cost added to ``stats``."""

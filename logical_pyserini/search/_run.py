@@ -358,8 +358,8 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                 batch = qids[i : i + config.batch_size]
                 results = _search_batch(searcher, batch, trees, config, report.failures)
                 # A GPU oracle judges the whole batch's pairs in a few large calls (same answers).
-                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q]) for q in batch if q in results],
-                                searcher)
+                searched = [q for q in batch if q in results]
+                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q]) for q in searched], searcher)
                 for qid in batch:
                     if qid not in results:
                         continue
