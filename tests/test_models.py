@@ -119,13 +119,16 @@ def test_tokenizer_without_true_false_is_a_clear_error():
         lm.true_false_probability(PAIRS[:1])
 
 
-def test_get_model_loads_a_folder_once_and_reports_bad_specs(tiny, tmp_path):
+def test_get_model_loads_a_folder_once_and_reports_bad_specs(tiny, tmp_path, monkeypatch):
     model, tok = tiny
     folder = tmp_path / "tiny-model"
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     lm = get_model(str(folder), dtype="float32")
     assert lm is get_model(str(folder), dtype="float32")  # stages share one copy
+    monkeypatch.setenv("LOGICAL_PYSERINI_HOME", str(tmp_path / "other-home"))
+    assert get_model(str(folder), dtype="float32") is not lm  # conversions live under the home: not shared
+    monkeypatch.undo()
     np.testing.assert_allclose(lm.true_false_probability(PAIRS[:2]),
                                TransformersModel(model=model, tokenizer=tok).true_false_probability(PAIRS[:2]),
                                atol=1e-4)

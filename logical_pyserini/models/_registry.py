@@ -15,6 +15,7 @@ from typing import Any, Callable
 from ._base import LanguageModel
 from ._cache import ModelCache
 from ._errors import ModelError
+from ._home import home
 
 __all__ = ["DTYPES", "DTYPE_HELP", "LOADERS", "SPEC_HELP", "add_model_arguments", "get_model", "model_from_args", "register_loader"]
 
@@ -117,7 +118,9 @@ def get_model(spec: str = "embedded", *, cache: ModelCache | str | os.PathLike |
         raise ValueError(f"model spec {spec!r} names no model; expected {SPEC_HELP}")
     if not isinstance(cache, ModelCache):
         cache = _shared_cache(cache)
-    key = (kind, arg, str(cache.path), tuple(sorted((k, str(v)) for k, v in options.items())))
+    # The home is part of the key: the embedded model and GGUF conversions live under it, so a process that
+    # switches $LOGICAL_PYSERINI_HOME must not be handed a model loaded (or converted) under the old one.
+    key = (kind, arg, str(home()), str(cache.path), tuple(sorted((k, str(v)) for k, v in options.items())))
     with _LOCK:
         model = _LOADED.get(key)
         if model is None:
