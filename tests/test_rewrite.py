@@ -833,6 +833,7 @@ def test_a_negation_inside_quotes_moves_out(query, expected):
      '"stories about dogs" AND NOT "about cats"'),
     # the question does negate the negation, a capitalised cue opens a title: left alone
     ("Restaurants that are not without a garden", 'NOT "without a garden"', 'NOT "without a garden"'),
+    ("Cafés that are never without live music", 'NOT "without live music"', 'NOT "without live music"'),
     ("Novels, but not Never Let Me Go", '"novels" AND NOT "Never Let Me Go"', '"novels" AND NOT "Never Let Me Go"'),
 ])
 def test_a_negation_counted_twice_under_not_is_undone(question, query, expected):

@@ -214,7 +214,8 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         cue = words[0] if len(words) > 1 else ""
         if cue not in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title, not a cue
             return node
-        if question and re.search(r"\b(?:not|never|no)\s+" + re.escape(term.text), question, re.IGNORECASE):
+        negators = "|".join(re.escape(c) for c in sorted(cues.inner_negation, key=len, reverse=True))
+        if question and re.search(rf"\b(?:{negators})\s+" + re.escape(term.text), question, re.IGNORECASE):
             return node  # the question does negate the negated phrase
         positive = positives.get(cue)
         return Not(Term(" ".join(([positive] if positive else []) + words[1:]), term.retriever))
