@@ -48,6 +48,10 @@ def main(argv=None) -> int:
     ap.add_argument("--add-dense", type=int, default=0, metavar="K", help="OrLog also judges the top K documents "
                     "of a dense search of the natural question that are not in its top --depth (--rerank-add-dense; "
                     "Faiss index --pool-index, built if missing)")
+    ap.add_argument("--add-hybrid", type=int, default=0, metavar="K",
+                    help="OrLog also judges the top K hits of the LLM rewrite searched with hybrid positive leaves "
+                    "and BM25 negated leaves that are not in its top --depth (--rerank-add-hybrid; Faiss index "
+                    "--pool-index, built if missing); the lexical run stays the base ranking")
     ap.add_argument("--pool-index", default=str(ROOT / "indexes" / "demo-dense"))
     ap.add_argument("--topics-per-template", type=int, default=1)
     ap.add_argument("--skip-per-template", type=int, default=0, help="start after this many topics of each "
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
         first = LogicalHybridSearcher(args.index, args.dense_index, leaf_retriever="hybrid", negated_retriever="bm25")
 
     pool = None
-    if args.add_dense:
+    if args.add_dense or args.add_hybrid:
         from logical_pyserini.search import LogicalHybridSearcher
 
         ensure_dense_index(data / "corpus.jsonl", Path(args.pool_index))
@@ -107,12 +111,13 @@ def main(argv=None) -> int:
                                         "ITLR (gold logic)": {}, "ITLR on the LLM rewrite (base)": {}}
     if first is not searcher:
         runs["ITLR hybrid (gold logic)"] = {}
-    queries, parse_s = {}, 0.0
+    queries, trees, parse_s = {}, {}, 0.0
     for q in qids:
         start = time.perf_counter()
         rw = rewriter.rewrite(natural[q])
         parse_s += time.perf_counter() - start
         queries[q] = OrLogQuery.coerce(rw.decomposition) if rw.decomposition else OrLogQuery.from_tree(rw.tree, natural[q])
+        trees[q] = rw.tree
         gold = parse_query(logical[q])
         runs["bm25 (question)"][q] = searcher.plain_search(natural[q], k=100)
         runs["Boolean peer (gold logic)"][q] = searcher.boolean_search(gold, k=100)
@@ -124,17 +129,21 @@ def main(argv=None) -> int:
     base = runs["ITLR on the LLM rewrite (base)"]
 
     def candidates(q: str, depth: int) -> tuple[list, int | None]:
-        """The base run, plus (--add-dense) the dense top K of the question that it did not rank in the top depth."""
+        """The base run, plus (--add-dense) the dense top K of the question and (--add-hybrid) the hybrid top K of
+        the rewrite that it did not rank in the top depth."""
         if pool is None:
             return base[q], None
-        return pool_hits(base[q], pool.dense_candidates(natural[q], args.add_dense), depth)
+        extra = pool.dense_candidates(natural[q], args.add_dense) if args.add_dense else []
+        extra += pool.hybrid_candidates(trees[q], args.add_hybrid) if args.add_hybrid else []
+        return pool_hits(base[q], extra, depth)
 
     costs = {}
     fusion = DEFAULT_FUSION if args.fusion is None else args.fusion
     orlog_names = []
     for depth in depths:
         reranker = OrLogReranker(LLMOracle(lm), depth, fusion=fusion)
-        name = f"+ OrLog(LLM), depth {depth}" + (f" + dense {args.add_dense}" if pool else "")
+        name = (f"+ OrLog(LLM), depth {depth}" + (f" + dense {args.add_dense}" if args.add_dense else "")
+                + (f" + hybrid {args.add_hybrid}" if args.add_hybrid else ""))
         orlog_names.append(name)
         runs[name] = {}
         for q in qids:

@@ -254,6 +254,57 @@ def test_rerank_add_dense_brings_paraphrases_to_the_reranker(museum_index, dense
                    topics={"q1": query})
 
 
+def test_rerank_add_hybrid_judges_the_hybrid_top_hits_beside_the_lexical_run(museum_index, dense_index, hybrid,
+                                                                              tmp_path):
+    """``--rerank-add-hybrid``: the lexical run stays the base ranking; the same query searched with hybrid
+    positive leaves and BM25 negated leaves adds its top hits to the reranked candidates."""
+    from logical_pyserini.query import parse_query
+    from logical_pyserini.rerank import apply_rerank
+    from logical_pyserini.search import LogicalHybridSearcher, SearchConfig, run_topics
+
+    lexical = LogicalHybridSearcher(str(museum_index), str(dense_index), hybrid.dense.query_encoder,
+                                    leaf_retriever="bm25")
+    fused = LogicalHybridSearcher(str(museum_index), str(dense_index), hybrid.dense.query_encoder,
+                                  leaf_retriever="hybrid", negated_retriever="bm25")
+    query = '"museum" AND "Dutch" AND NOT "art museum"'
+    added = lexical.hybrid_candidates(query, 4)
+    # exactly the hybrid searcher's ranking, whatever the lexical searcher's own leaf retriever
+    assert [(h.docid, h.score) for h in added] == [(h.docid, h.score) for h in fused.search(query, 4)]
+    assert [h.docid for h in added] != [h.docid for h in lexical.search(query, 4)]
+    assert all(h.raw for h in added)  # stored text readable for the oracle
+    runs = {}
+    for k in (0, 4):
+        out = tmp_path / f"run{k}.txt"
+        config = SearchConfig(topics="-", output=str(out), hits=12, quiet=True, rerank="orlog", oracle="leaf",
+                              rerank_depth=1, rerank_add_hybrid=k)
+        report = run_topics(config, searcher=lexical, topics={"q1": query})
+        assert report.searched == 1 and not report.failures
+        runs[k] = [line.split()[2] for line in out.read_text().splitlines()]
+        assert len(runs[k]) == len(set(runs[k]))  # an added document is not listed twice
+    block = {lexical.search(query, 1)[0].docid, *(h.docid for h in added)}
+    assert len(block) > 1 and set(runs[4][: len(block)]) == block
+    assert set(runs[0][: len(block)]) != block  # without it, only the lexical top 1 was reranked
+    # The searched tree is what is searched again, not the reranker's own query object.
+    judged = '"museum"'  # what the reranker judges may differ from the searched tree (a rewrite's predicates)
+    assert {h.docid for h in lexical.hybrid_candidates(judged, 4)} != {h.docid for h in added}
+    args = SearchConfig(topics="-", output="r", rerank="orlog", oracle="leaf", rerank_depth=1, rerank_add_hybrid=4)
+    hits = apply_rerank(args, judged, lexical.search(query, 12), lexical, tree=parse_query(query))
+    assert {h.docid for h in hits[: len(block)]} == block
+    for flag in ("rerank_add_hybrid", "rerank_add_dense"):
+        assert "must be >= 0" in SearchConfig(topics="-", output="r", index="i", dense_index="d", rerank="orlog",
+                                              **{flag: -1}).usage_error()
+    assert "--dense-index" in SearchConfig(topics="-", output="r", index=str(museum_index), rerank="orlog",
+                                           rerank_add_hybrid=3).usage_error()
+    assert "--rerank-add-hybrid adds candidates" in SearchConfig(topics="-", output="r", index="i", dense_index="d",
+                                                                 rerank_add_hybrid=3).usage_error()
+    from logical_pyserini.search import LogicalLuceneSearcher
+
+    with pytest.raises(ValueError, match="--rerank-add-hybrid needs a hybrid searcher"):
+        run_topics(SearchConfig(topics="-", output=str(tmp_path / "r.txt"), rerank="orlog", oracle="leaf",
+                                rerank_add_hybrid=2), searcher=LogicalLuceneSearcher(str(museum_index)),
+                   topics={"q1": query})
+
+
 def test_hybrid_rejects_different_corpora(museum_index, tmp_path, dense_index, dense):
     from logical_pyserini.search import LogicalHybridSearcher
 

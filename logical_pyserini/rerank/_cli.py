@@ -15,8 +15,8 @@ from ._base import KNOWLEDGE, BaseReranker, pool_hits, searcher_doc_text_fn
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["add_rerank_arguments", "apply_rerank", "build_reranker", "pool_question", "prefetch_rerank",
-           "rerank_summary"]
+__all__ = ["CANDIDATE_SOURCES", "add_rerank_arguments", "added_candidates", "apply_rerank", "build_reranker",
+           "pool_question", "prefetch_rerank", "rerank_summary"]
 
 _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per run
 
@@ -47,6 +47,12 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "documents that paraphrase a leaf reach the reranker although no lexical leaf matches them. "
                         "Needs --index and --dense-index (add --leaf-retriever bm25 to keep the leaves lexical). "
                         "An added document starts at the lowest base score of the reranked hits. Default 0.")
+    g.add_argument("--rerank-add-hybrid", type=int, default=0, metavar="NUM",
+                   help="Also rerank the top NUM hits of the same logical query searched with hybrid positive leaves "
+                        "(BM25 + dense) and BM25 negated leaves that are not in the top --rerank-depth: the lexical "
+                        "run stays the base ranking and paraphrases of a leaf still reach the reranker. Needs --index "
+                        "and --dense-index (with --leaf-retriever bm25 for a lexical base run). An added document "
+                        "starts at the lowest base score of the reranked hits. Default 0.")
     g.add_argument("--knowledge", default="parametric+", choices=KNOWLEDGE,
                    help="parametric: entity title only; parametric+: title and document text.")
     if not any(a.dest == "model" for a in parser._actions):
@@ -129,8 +135,12 @@ def resolve_oracle_spec(spec: str) -> str:
     return "llm"
 
 
-def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any) -> list:
+def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any, tree: Any = None) -> list:
     """Rerank one topic's hits as the flags say (unchanged without ``--rerank``).
+
+    ``query`` is what the reranker judges (a tree, or a rewrite's
+    decomposition); ``tree`` the logical query that was searched (default
+    ``query``), which ``--rerank-add-hybrid`` searches again.
 
     Never raises for a per-topic failure: that topic keeps its base ranking
     and the failure is counted (see :func:`rerank_summary`).
@@ -142,17 +152,43 @@ def apply_rerank(args: argparse.Namespace, tree: Any, hits: list, searcher: Any)
     if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
         oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
     depth = None
-    extra = getattr(args, "rerank_add_dense", 0) or 0
-    if extra:
+    added = []
+    for name, (_, source) in CANDIDATE_SOURCES.items():
+        k = added_candidates(args, name)
+        if not k:
+            continue
         try:
-            added = searcher.dense_candidates(pool_question(tree), extra)
-        except Exception as exc:  # noqa: BLE001 - the topic is still reranked, on its base candidates
-            logger.warning("--rerank-add-dense: the dense search failed (%s: %s); base candidates only",
-                           type(exc).__name__, exc)
-            added = []
+            added += source(searcher, query, tree if tree is not None else query, k)
+        except Exception as exc:  # noqa: BLE001 - the topic is still reranked, on its other candidates
+            logger.warning("--rerank-add-%s: the search failed (%s: %s); candidates from it skipped",
+                           name, type(exc).__name__, exc)
+    if any(added_candidates(args, name) for name in CANDIDATE_SOURCES):
         hits, depth = pool_hits(hits, added, reranker.depth)
-    new_hits, _ = reranker.rerank(tree, hits, searcher_doc_text_fn(searcher), depth=depth)
+    new_hits, _ = reranker.rerank(query, hits, searcher_doc_text_fn(searcher), depth=depth)
     return new_hits
+
+
+def _dense_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
+    return searcher.dense_candidates(pool_question(query), k)
+
+
+def _hybrid_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
+    from ..query import Node
+
+    return searcher.hybrid_candidates(tree if isinstance(tree, Node) else tree.to_tree(), k)
+
+
+#: ``--rerank-add-NAME NUM``: NAME -> (searcher method it needs, source(searcher, query, searched tree, NUM) -> hits).
+#: Their documents join the reranked candidates (:func:`pool_hits`); the base ranking is unchanged.
+CANDIDATE_SOURCES: dict[str, tuple[str, Any]] = {
+    "dense": ("dense_candidates", _dense_source),
+    "hybrid": ("hybrid_candidates", _hybrid_source),
+}
+
+
+def added_candidates(args: Any, name: str) -> int:
+    """``--rerank-add-NAME`` of ``args`` (0 when absent)."""
+    return int(getattr(args, f"rerank_add_{name}", 0) or 0)
 
 
 def prefetch_rerank(args: argparse.Namespace, items: list[tuple[Any, list]], searcher: Any) -> int:
@@ -161,7 +197,7 @@ def prefetch_rerank(args: argparse.Namespace, items: list[tuple[Any, list]], sea
     judged (0 when nothing was pooled); never raises."""
     reranker = build_reranker(args)
     if (reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2
-            or getattr(args, "rerank_add_dense", 0)):  # added dense candidates are only known per topic
+            or any(added_candidates(args, name) for name in CANDIDATE_SOURCES)):  # added candidates: per topic
         return 0
     try:
         return reranker.prefetch([(query, hits, searcher_doc_text_fn(searcher)) for query, hits in items if hits])

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from ..compose import Normalizer, Operators
-from ..query import Node, Term, map_terms, parse_query
+from ..query import Node, Term, map_terms, parse_query, pin_negated
 from ..retrieve import HybridLeafRetriever, MappedRetriever, retriever_names
 from ._base import LogicalHit, LogicalSearchMixin
 from ._faiss_searcher import LogicalFaissSearcher
@@ -141,6 +141,18 @@ class LogicalHybridSearcher(LogicalSearchMixin):
             if key is not None:  # the two indexes hold the same docids (checked at load)
                 out.append(self._hit(str(h.docid), float(h.score), key, {}))
         return out
+
+    def hybrid_candidates(self, q: str | Node, k: int) -> list[LogicalHit]:
+        """Top ``k`` of the logical query with its positive leaves scored ``hybrid`` and its negated leaves
+        ``bm25`` (leaves that name a retriever keep it), whatever this searcher's own ``leaf_retriever``.
+
+        Reranking adds them to its candidates (``--rerank-add-hybrid``): the
+        lexical run of the same query stays the base ranking, and documents
+        that paraphrase a positive leaf can still be judged.  BM25 for the
+        negated leaves: a dense ``NOT "history museums"`` is near every museum.
+        """
+        tree = pin_negated(parse_query(q) if isinstance(q, str) else q, "bm25")
+        return self.search(map_terms(tree, lambda t: t if t.retriever else Term(t.text, "hybrid", t.start)), k)
 
     def boolean_search(self, q: str | Node, k: int = 10) -> list:
         """The Boolean peer on the Lucene index: a Boolean query is a Lucene construct, so every

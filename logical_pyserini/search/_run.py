@@ -32,7 +32,7 @@ from .._resources import require_stored_text, resolve_cli_indexes, resolve_topic
 from ..compose import Normalizer, Operators, SigmoidParams, load_calibration
 from ..encode import query_encoder_from_args
 from ..query import QuerySyntaxError, parse_query
-from ..rerank import apply_rerank, build_reranker, prefetch_rerank, rerank_summary
+from ..rerank import CANDIDATE_SOURCES, added_candidates, apply_rerank, build_reranker, prefetch_rerank, rerank_summary
 from ..retrieve import calibration_keys, open_retrievers
 
 __all__ = ["PLAIN_MODES", "RunInterrupted", "RunReport", "SearchConfig", "build_searcher", "run_topics"]
@@ -96,6 +96,7 @@ class SearchConfig:
     rerank_fusion: float | None = None
     rerank_lift: float | None = None
     rerank_add_dense: int = 0
+    rerank_add_hybrid: int = 0
     oracle: str = "auto"
     knowledge: str = "parametric+"
     batch_size: int = 16
@@ -123,13 +124,15 @@ class SearchConfig:
             return f"--plain must be one of {', '.join(PLAIN_MODES)}"
         if self.rewrite and self.plain == "text":
             return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
-        if self.rerank_add_dense < 0:
-            return "--rerank-add-dense must be >= 0"
-        if self.rerank_add_dense and not self.rerank:
-            return "--rerank-add-dense adds candidates to a reranker: give --rerank too"
-        if self.rerank_add_dense and not (self.index and self.dense_index) and not searcher_given:
-            return ("--rerank-add-dense searches the question in --dense-index and reads the documents from "
-                    "--index: give both (with --leaf-retriever bm25 the leaves stay lexical)")
+        for name in CANDIDATE_SOURCES:
+            flag, k = f"--rerank-add-{name}", added_candidates(self, name)
+            if k < 0:
+                return f"{flag} must be >= 0"
+            if k and not self.rerank:
+                return f"{flag} adds candidates to a reranker: give --rerank too"
+            if k and not (self.index and self.dense_index) and not searcher_given:
+                return (f"{flag} searches --dense-index and reads the documents from --index: give both (with "
+                        "--leaf-retriever bm25 the leaves stay lexical)")
         if self.plain == "boolean" and not self.index and not searcher_given:
             return "--plain boolean builds a Lucene BooleanQuery: it needs --index"
         return None
@@ -310,9 +313,10 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     reranker = build_reranker(config)  # a bad --oracle fails here, before any search
     if searcher is None:
         searcher = build_searcher(config, normalizer)
-    if config.rerank_add_dense and not hasattr(searcher, "dense_candidates"):
-        raise ValueError(f"--rerank-add-dense needs a hybrid searcher (--index and --dense-index), not "
-                         f"{type(searcher).__name__}")
+    for name, (method, _) in CANDIDATE_SOURCES.items():
+        if added_candidates(config, name) and not hasattr(searcher, method):
+            raise ValueError(f"--rerank-add-{name} needs a hybrid searcher (--index and --dense-index), not "
+                             f"{type(searcher).__name__}")
     if reranker is not None and lucene_index is not None:
         require_stored_text(lucene_index, getattr(searcher, "sparse", searcher), f"--rerank {config.rerank}")
 
@@ -363,7 +367,8 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                 for qid in batch:
                     if qid not in results:
                         continue
-                    hits = apply_rerank(config, rerank_queries.get(qid, trees[qid]), results[qid], searcher)
+                    hits = apply_rerank(config, rerank_queries.get(qid, trees[qid]), results[qid], searcher,
+                                        tree=trees[qid])
                     if not hits:
                         report.empty.append(qid)
                         logger.warning("qid %s: no hits (no positive term matched any document)", qid)
