@@ -33,3 +33,14 @@ def serve(handler: Callable[[str, dict, dict], object]) -> tuple[ThreadingHTTPSe
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def vllm_like(path: str, body: dict) -> dict:
+    """A completions reply with top logprobs, as vLLM gives: " True" likely for prompts that mention the Louvre,
+    " False" for the others."""
+    prompts = body["prompt"]
+    choices = []
+    for i, prompt in enumerate(prompts):
+        top = {" True": -0.2, " False": -1.8} if "Louvre" in prompt else {" False": -0.1, " True": -2.5}
+        choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
+    return {"choices": choices, "usage": {"prompt_tokens": 7 * len(prompts)}}

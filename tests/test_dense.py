@@ -305,6 +305,44 @@ def test_rerank_add_hybrid_judges_the_hybrid_top_hits_beside_the_lexical_run(mus
                    topics={"q1": query})
 
 
+def test_pooled_judgement_covers_the_added_candidates(museum_index, dense_index, hybrid):
+    """A server (or GPU) oracle judges a search batch in pooled calls: with --rerank-add-hybrid the pooled pairs
+    include the added candidates, so reranking each topic calls the server no more."""
+    import argparse
+
+    from stub_server import serve, vllm_like
+
+    from logical_pyserini.query import parse_query
+    from logical_pyserini.rerank import add_rerank_arguments, apply_rerank, prefetch_rerank, rerank_candidates
+    from logical_pyserini.search import LogicalHybridSearcher
+
+    lexical = LogicalHybridSearcher(str(museum_index), str(dense_index), hybrid.dense.query_encoder,
+                                    leaf_retriever="bm25")
+    prompts = []
+
+    def handler(path, body, headers):
+        prompts.extend(body["prompt"])
+        return vllm_like(path, body)
+
+    server, url = serve(handler)
+    try:
+        args = add_rerank_arguments(argparse.ArgumentParser()).parse_args(
+            ["--rerank", "orlog", "--rerank-depth", "1", "--oracle", "openai:pool-model", "--base-url", url])
+        args.rerank_add_hybrid = 4
+        trees = [parse_query('"museum" AND "Dutch"'), parse_query('"art" AND "museum"')]
+        items = [(t, lexical.search(t, k=8), t) for t in trees]
+        pools = [rerank_candidates(args, 1, t, hits, lexical, t) for t, hits, _ in items]
+        assert all(depth > 1 for _, depth in pools)  # the hybrid hits joined the lexical top 1
+        judged = prefetch_rerank(args, items, lexical)
+        assert judged > 2 * 2 and judged == len(prompts)  # more than the lexical top 1 x 2 predicates per topic
+        for tree, hits, searched in items:
+            apply_rerank(args, tree, hits, lexical, tree=searched)
+        assert len(prompts) == judged  # every topic read the pooled answers
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_hybrid_rejects_different_corpora(museum_index, tmp_path, dense_index, dense):
     from logical_pyserini.search import LogicalHybridSearcher
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from logical_pyserini.query import And, Not, Or, Term, parse_query
-from stub_server import serve
+from stub_server import serve, vllm_like
 from logical_pyserini.rerank import (
     CompiledFormula,
     DEFAULT_LIFT,
@@ -393,15 +393,6 @@ def test_reasoner_verdicts_and_unparsable_answers():
         LLMReasoner(FixedOracle({}))
 
 
-def vllm_like(path, body):
-    prompts = body["prompt"]
-    choices = []
-    for i, prompt in enumerate(prompts):
-        top = {" True": -0.2, " False": -1.8} if "Louvre" in prompt else {" False": -0.1, " True": -2.5}
-        choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
-    return {"choices": choices, "usage": {"prompt_tokens": 7 * len(prompts)}}
-
-
 def test_orlog_through_an_openai_compatible_server():
     server, url = serve(lambda p, b, h: vllm_like(p, b))
     try:
@@ -550,6 +541,28 @@ def test_failed_prefetch_leaves_each_query_to_its_own_call(caplog):
     assert "judging per query" in caplog.text
     hits, stats = reranker.rerank(POOL_QUERIES[0], POOL_DOCS)
     assert not stats.fallback and hits[0].docid == "m01" and reranker.oracle.calls == 2
+
+
+def test_prefetch_takes_each_querys_own_rerank_depth():
+    class Counting(Oracle):
+        id = "counting"
+
+        def __init__(self):
+            super().__init__()
+            self.pairs = 0
+
+        def plausibilities(self, pairs):
+            self.pairs += len(pairs)
+            return np.array([0.9 if e.title == "Louvre" else 0.2 for e, _ in pairs])
+
+    reranker = OrLogReranker(Counting(), depth=1, fusion=1.0)
+    # query 0 over its 3 pooled candidates (2 predicates); query 1 at the reranker's depth 1: Louvre's
+    # "is in Paris" is already asked, its description predicate is new.
+    assert reranker.prefetch([(POOL_QUERIES[0], POOL_DOCS, None, 3), (POOL_QUERIES[1], POOL_DOCS, None)]) == 7
+    hits, stats = reranker.rerank(POOL_QUERIES[0], POOL_DOCS, depth=3)
+    assert reranker.oracle.pairs == 7 and not stats.fallback  # every pair of the 3 candidates was prefetched
+    reranker.rerank(POOL_QUERIES[1], POOL_DOCS, depth=2)
+    assert reranker.oracle.pairs == 7 + 1  # NEMO's description predicate (query 1 at depth 2) was not
 
 
 def test_search_batches_pool_their_judgements_through_a_server(searcher):

@@ -8,7 +8,7 @@
 
 from ._base import KNOWLEDGE, RerankedHit, RerankStats, hit_title_text, pool_hits, searcher_doc_text_fn
 from ._cli import (CANDIDATE_SOURCES, add_rerank_arguments, added_candidates, apply_rerank, build_reranker,
-                   pool_question, prefetch_rerank, rerank_summary)
+                   pool_question, prefetch_rerank, rerank_candidates, rerank_summary)
 from ._dense import DEFAULT_LAMBDA, DEFAULT_TAU, DenseOracle, fit_calibration
 from ._llm import LLMOracle
 from ._oracle import Entity, Oracle, OracleError, valuation_parts
@@ -18,11 +18,11 @@ from ._reasoner import LLMReasoner, parse_answer
 from ._reranker import DEFAULT_FUSION, DEFAULT_LIFT, ORACLES, OrLogReranker, fuse, get_oracle
 
 __all__ = [
-    "BACKENDS", "CANDIDATE_SOURCES", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE", "ORACLES",
-    "CompiledFormula", "DenseOracle", "Entity", "LLMOracle", "LLMReasoner", "Oracle",
-    "OracleError", "OrLogQuery", "OrLogReranker", "RerankStats", "RerankedHit",
-    "add_rerank_arguments", "added_candidates", "apply_rerank", "available_backends", "build_reranker", "prefetch_rerank",
-    "fill_statement", "fit_calibration", "formula_program", "fuse", "get_oracle", "hit_title_text",
-    "leaf_statement", "parse_answer", "pool_hits", "pool_question", "program_posterior", "rerank_summary",
+    "BACKENDS", "CANDIDATE_SOURCES", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE",
+    "ORACLES", "CompiledFormula", "DenseOracle", "Entity", "LLMOracle", "LLMReasoner", "OrLogQuery",
+    "OrLogReranker", "Oracle", "OracleError", "RerankStats", "RerankedHit", "add_rerank_arguments",
+    "added_candidates", "apply_rerank", "available_backends", "build_reranker", "fill_statement", "fit_calibration",
+    "formula_program", "fuse", "get_oracle", "hit_title_text", "leaf_statement", "parse_answer", "pool_hits",
+    "pool_question", "prefetch_rerank", "program_posterior", "rerank_candidates", "rerank_summary",
     "searcher_doc_text_fn", "valuation_parts",
 ]

@@ -16,7 +16,7 @@ from ._base import KNOWLEDGE, BaseReranker, pool_hits, searcher_doc_text_fn
 logger = logging.getLogger(__name__)
 
 __all__ = ["CANDIDATE_SOURCES", "add_rerank_arguments", "added_candidates", "apply_rerank", "build_reranker",
-           "pool_question", "prefetch_rerank", "rerank_summary"]
+           "pool_question", "prefetch_rerank", "rerank_candidates", "rerank_summary"]
 
 _STATE = "_rerank_state"  # the reranker lives on the Namespace: built once per run
 
@@ -151,7 +151,18 @@ def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any
     oracle = getattr(reranker, "oracle", None)
     if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
         oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
-    depth = None
+    hits, depth = rerank_candidates(args, reranker.depth, query, hits, searcher, tree)
+    new_hits, _ = reranker.rerank(query, hits, searcher_doc_text_fn(searcher), depth=depth)
+    return new_hits
+
+
+def rerank_candidates(args: Any, depth: int, query: Any, hits: list, searcher: Any,
+                      tree: Any = None) -> tuple[list, int | None]:
+    """The hits to rerank and their rerank depth: ``hits`` and None, or with ``--rerank-add-NAME`` the top
+    ``depth`` hits plus each source's documents not among them (:func:`pool_hits`).  A failing source is
+    logged and skipped."""
+    if not any(added_candidates(args, name) for name in CANDIDATE_SOURCES):
+        return hits, None
     added = []
     for name, (_, source) in CANDIDATE_SOURCES.items():
         k = added_candidates(args, name)
@@ -162,10 +173,7 @@ def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any
         except Exception as exc:  # noqa: BLE001 - the topic is still reranked, on its other candidates
             logger.warning("--rerank-add-%s: the search failed (%s: %s); candidates from it skipped",
                            name, type(exc).__name__, exc)
-    if any(added_candidates(args, name) for name in CANDIDATE_SOURCES):
-        hits, depth = pool_hits(hits, added, reranker.depth)
-    new_hits, _ = reranker.rerank(query, hits, searcher_doc_text_fn(searcher), depth=depth)
-    return new_hits
+    return pool_hits(hits, added, depth)
 
 
 def _dense_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
@@ -191,16 +199,19 @@ def added_candidates(args: Any, name: str) -> int:
     return int(getattr(args, f"rerank_add_{name}", 0) or 0)
 
 
-def prefetch_rerank(args: argparse.Namespace, items: list[tuple[Any, list]], searcher: Any) -> int:
+def prefetch_rerank(args: argparse.Namespace, items: list[tuple], searcher: Any) -> int:
     """Before :func:`apply_rerank` of a search batch: OrLog judges all its topics' pairs in pooled oracle
-    calls when that pays off (a GPU model or a server; see ``OrLogReranker.pools``).  Returns the pairs
-    judged (0 when nothing was pooled); never raises."""
+    calls when that pays off (a GPU model or a server; see ``OrLogReranker.pools``).  ``items`` holds
+    ``(query, hits)`` or ``(query, hits, searched tree)`` per topic, as :func:`apply_rerank` takes them
+    (added candidates are pooled too).  Returns the pairs judged (0 when nothing was pooled); never raises."""
     reranker = build_reranker(args)
-    if (reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2
-            or any(added_candidates(args, name) for name in CANDIDATE_SOURCES)):  # added candidates: per topic
+    if reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2:
         return 0
     try:
-        return reranker.prefetch([(query, hits, searcher_doc_text_fn(searcher)) for query, hits in items if hits])
+        doc_text = searcher_doc_text_fn(searcher)
+        pooled = [(query, *rerank_candidates(args, reranker.depth, query, hits, searcher, *searched))
+                  for query, hits, *searched in items if hits]
+        return reranker.prefetch([(query, hits, doc_text, depth) for query, hits, depth in pooled])
     except Exception as exc:  # noqa: BLE001 - the topics are judged one by one instead
         logger.warning("OrLog: pooled judgement skipped (%s: %s)", type(exc).__name__, exc)
         return 0

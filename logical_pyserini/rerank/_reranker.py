@@ -186,10 +186,11 @@ class OrLogReranker(BaseReranker):
         model = getattr(self.oracle, "model", None)
         return str(getattr(model, "device", "")).startswith("cuda") or getattr(model, "concurrency", 1) > 1
 
-    def prefetch(self, items: Sequence[tuple[Any, Sequence[Any], DocTextFn | None]]) -> int:
+    def prefetch(self, items: Sequence[tuple]) -> int:
         """Judge the (candidate, predicate) pairs of several queries in pooled oracle calls.
 
-        ``items`` holds ``(query, hits, doc_text_fn)`` per query, as :meth:`rerank` takes them.  The
+        ``items`` holds ``(query, hits, doc_text_fn)`` per query, as :meth:`rerank` takes them, optionally
+        with a fourth element, the rerank depth of that query (``depth=`` of :meth:`rerank`).  The
         answers are kept until the next prefetch, and :meth:`rerank` of those queries reads them
         instead of calling the oracle per query: on a GPU the calls then hold thousands of prompts
         (and a document shared by several queries is encoded once), which measured 2-3x the pairs/s of
@@ -204,10 +205,11 @@ class OrLogReranker(BaseReranker):
         self._memo.clear()
         pairs: list[tuple[Entity, str]] = []
         seen: set[tuple[str, str]] = set()
-        for query, hits, doc_text_fn in items:
+        for query, hits, doc_text_fn, *rest in items:
+            depth = rest[0] if rest and rest[0] is not None else self.depth
             try:
                 atoms = OrLogQuery.coerce(query).atoms
-                entities = self._entities(list(hits[: self.depth]), doc_text_fn, self.oracle)
+                entities = self._entities(list(hits[:depth]), doc_text_fn, self.oracle)
             except Exception:  # noqa: BLE001 - rerank() reports this query's failure
                 continue
             for entity in entities:

@@ -363,7 +363,8 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                 results = _search_batch(searcher, batch, trees, config, report.failures)
                 # A GPU oracle judges the whole batch's pairs in a few large calls (same answers).
                 searched = [q for q in batch if q in results]
-                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q]) for q in searched], searcher)
+                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q], trees[q]) for q in searched],
+                                searcher)
                 for qid in batch:
                     if qid not in results:
                         continue
