@@ -219,6 +219,22 @@ def test_negated_leaves_can_use_their_own_retriever(hybrid):
     assert got != [(h.docid, h.score) for h in hybrid.search(QUERY, 12)]
 
 
+def _runs_adding(searcher, query: str, tmp_path, flag: str) -> dict[int, list[str]]:
+    """Docids of the leaf-oracle OrLog run of ``query`` (top 1 reranked) with ``flag`` = 0 and 4 added candidates."""
+    from logical_pyserini.search import SearchConfig, run_topics
+
+    runs = {}
+    for k in (0, 4):
+        out = tmp_path / f"{flag}{k}.txt"
+        config = SearchConfig(topics="-", output=str(out), hits=12, quiet=True, rerank="orlog", oracle="leaf",
+                              rerank_depth=1, **{flag: k})
+        report = run_topics(config, searcher=searcher, topics={"q1": query})
+        assert report.searched == 1 and not report.failures
+        runs[k] = [line.split()[2] for line in out.read_text().splitlines()]
+        assert len(runs[k]) == len(set(runs[k]))  # an added document is not listed twice
+    return runs
+
+
 def test_rerank_add_dense_brings_paraphrases_to_the_reranker(museum_index, dense_index, hybrid, tmp_path):
     """``--rerank-add-dense``: documents found only by meaning are reranked with the lexical top hits."""
     from logical_pyserini.search import LogicalHybridSearcher, SearchConfig, run_topics
@@ -229,15 +245,7 @@ def test_rerank_add_dense_brings_paraphrases_to_the_reranker(museum_index, dense
     added = [h.docid for h in lexical.dense_candidates("museum Dutch", 4)]
     assert len(added) == 4 and len(set(added) - {"m03"}) >= 3
     assert all(h.raw for h in lexical.dense_candidates("museum Dutch", 2))  # stored text readable for the oracle
-    runs = {}
-    for k in (0, 4):
-        out = tmp_path / f"run{k}.txt"
-        config = SearchConfig(topics="-", output=str(out), hits=12, quiet=True, rerank="orlog", oracle="leaf",
-                              rerank_depth=1, rerank_add_dense=k)
-        report = run_topics(config, searcher=lexical, topics={"q1": query})
-        assert report.searched == 1 and not report.failures
-        runs[k] = [line.split()[2] for line in out.read_text().splitlines()]
-        assert len(runs[k]) == len(set(runs[k]))  # an added document is not listed twice
+    runs = _runs_adding(lexical, query, tmp_path, "rerank_add_dense")
     block = {"m03", *added}  # the reranked candidates: the lexical top 1 and the dense top 4
     assert runs[0][0] == "m03" and not set(added) - {"m03"} <= set(runs[0][:len(block)])
     assert set(runs[4][: len(block)]) == block
@@ -272,15 +280,7 @@ def test_rerank_add_hybrid_judges_the_hybrid_top_hits_beside_the_lexical_run(mus
     assert [(h.docid, h.score) for h in added] == [(h.docid, h.score) for h in fused.search(query, 4)]
     assert [h.docid for h in added] != [h.docid for h in lexical.search(query, 4)]
     assert all(h.raw for h in added)  # stored text readable for the oracle
-    runs = {}
-    for k in (0, 4):
-        out = tmp_path / f"run{k}.txt"
-        config = SearchConfig(topics="-", output=str(out), hits=12, quiet=True, rerank="orlog", oracle="leaf",
-                              rerank_depth=1, rerank_add_hybrid=k)
-        report = run_topics(config, searcher=lexical, topics={"q1": query})
-        assert report.searched == 1 and not report.failures
-        runs[k] = [line.split()[2] for line in out.read_text().splitlines()]
-        assert len(runs[k]) == len(set(runs[k]))  # an added document is not listed twice
+    runs = _runs_adding(lexical, query, tmp_path, "rerank_add_hybrid")
     block = {lexical.search(query, 1)[0].docid, *(h.docid for h in added)}
     assert len(block) > 1 and set(runs[4][: len(block)]) == block
     assert set(runs[0][: len(block)]) != block  # without it, only the lexical top 1 was reranked
