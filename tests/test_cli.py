@@ -164,11 +164,13 @@ def test_llm_draft_rewrite_from_the_cli_sees_the_rules_draft(tmp_path, museum_in
     assert run.read_text().startswith("q1 Q0 ")
 
 
-def test_orlog_rerank_from_the_cli(tmp_path, museum_index, topics, capsys):
+def test_orlog_rerank_from_the_cli(tmp_path, museum_index, topics, capsys, caplog):
     run = tmp_path / "run.txt"
-    code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
-                        "--rerank", "orlog", "--oracle", "dense", "--rerank-depth", "5", "--hits", "8", "--quiet"])
+    with caplog.at_level("INFO"):
+        code = search_main(["--index", str(museum_index), "--topics", str(topics), "--output", str(run),
+                            "--rerank", "orlog", "--oracle", "dense", "--rerank-depth", "5", "--hits", "8", "--quiet"])
     assert code == 0
+    assert not [r for r in caplog.records if r.name.startswith("problog")]  # no per-topic grounding timings
     err = capsys.readouterr().err
     assert "rerank orlog: 2 topics, 0 fell back" in err
     q1 = [line.split() for line in run.read_text().splitlines() if line.startswith("q1 ")]

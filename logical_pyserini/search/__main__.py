@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # its INFO lines list missing CPU variants
+    logging.getLogger("problog").setLevel(logging.WARNING)  # its INFO lines time every grounding: 3 per topic
     config = SearchConfig.from_args(args, retrievers=retriever_indexes(args))
     usage = config.usage_error()
     if usage:
