@@ -72,6 +72,19 @@ def test_propose_adds_stated_exclusions_the_rewrite_missed():
     assert set(guard_decision(_rw(q2, '"Films set in Lisbon"'), propose=True).kept) == {"award-winning", "sequels"}
 
 
+def test_a_fragment_of_a_stated_exclusion_gives_way_to_the_stated_phrase():
+    # The model wrote "keto diets"; only "diets" is the question's own word, and NOT "diets" would exclude the
+    # fasting studies the question asks for.  The question states "ketogenic diets".
+    q = "Studies on the health effects of intermittent fasting on blood sugar in adults. Exclude anything about " \
+        "ketogenic diets."
+    rewrite = _rw(q, '"studies on the health effects of intermittent fasting on blood sugar in adults" '
+                     'AND NOT "keto diets"')
+    assert guard_decision(rewrite).kept == ("diets",)  # guard on: the model's exclusion, confirmed in part
+    d = guard_decision(rewrite, propose=True)
+    assert d.kept == ("ketogenic diets",)
+    assert Not(Term("diets")) not in d.tree.children and Not(Term("ketogenic diets")) in d.tree.children
+
+
 def test_scopes_skip_facts_and_conditions():
     assert exclusion_scopes("Is it true that bats are not blind?") == []
     assert exclusion_scopes("What happens when you don't sleep?") == []

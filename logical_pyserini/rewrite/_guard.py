@@ -432,7 +432,9 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             for item in _items(lower, start, end, cues):
                 core = [w for w in item if w not in outside_words and w not in cues.ignore]
                 if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
-                    kept.append(core)
+                    # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
+                    # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
+                    kept = [k for k in kept if not set(k) < set(core)] + [core]
     # Write each kept exclusion with the question's own spelling, in the question's order.
     spelled = []
     for core in kept:
