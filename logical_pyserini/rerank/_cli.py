@@ -183,7 +183,8 @@ def _dense_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
 def _hybrid_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
     from ..query import Node
 
-    return searcher.hybrid_candidates(tree if isinstance(tree, Node) else tree.to_tree(), k)
+    # A decomposition (the reranker's query when no searched tree is given) carries its own tree.
+    return searcher.hybrid_candidates(tree if isinstance(tree, (Node, str)) else tree.to_tree(), k)
 
 
 #: ``--rerank-add-NAME NUM``: NAME -> (searcher method it needs, source(searcher, query, searched tree, NUM) -> hits).
@@ -203,7 +204,8 @@ def prefetch_rerank(args: argparse.Namespace, items: list[tuple], searcher: Any)
     """Before :func:`apply_rerank` of a search batch: OrLog judges all its topics' pairs in pooled oracle
     calls when that pays off (a GPU model or a server; see ``OrLogReranker.pools``).  ``items`` holds
     ``(query, hits)`` or ``(query, hits, searched tree)`` per topic, as :func:`apply_rerank` takes them
-    (added candidates are pooled too).  Returns the pairs judged (0 when nothing was pooled); never raises."""
+    (added candidates are pooled too; their searches run again in :func:`apply_rerank`, which finds the same
+    documents and reads the pooled answers).  Returns the pairs judged (0 when nothing was pooled); never raises."""
     reranker = build_reranker(args)
     if reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2:
         return 0
