@@ -330,13 +330,15 @@ def test_pooled_judgement_covers_the_added_candidates(museum_index, dense_index,
             ["--rerank", "orlog", "--rerank-depth", "1", "--oracle", "openai:pool-model", "--base-url", url])
         args.rerank_add_hybrid = 4
         trees = [parse_query('"museum" AND "Dutch"'), parse_query('"art" AND "museum"')]
-        items = [(t, lexical.search(t, k=8), t) for t in trees]
-        pools = [rerank_candidates(args, 1, t, hits, lexical, t) for t, hits, _ in items]
+        items = [(t, lexical.search(t, k=8)) for t in trees]
+        pools = [rerank_candidates(args, t, hits, lexical, t) for t, hits in items]
         assert all(depth > 1 for _, depth in pools)  # the hybrid hits joined the lexical top 1
-        judged = prefetch_rerank(args, items, lexical)
+        judged = prefetch_rerank(args, [(t, *pool) for t, pool in zip(trees, pools)], lexical)
         assert judged > 2 * 2 and judged == len(prompts)  # more than the lexical top 1 x 2 predicates per topic
-        for tree, hits, searched in items:
-            apply_rerank(args, tree, hits, lexical, tree=searched)
+        for tree, (candidates, depth) in zip(trees, pools):  # as the search loop does: candidates pooled once
+            apply_rerank(args, tree, candidates, lexical, depth=depth)
+        for tree, hits in items:  # or searched again per topic: the same candidates
+            apply_rerank(args, tree, hits, lexical, tree=tree)
         assert len(prompts) == judged  # every topic read the pooled answers
     finally:
         server.shutdown()

@@ -135,12 +135,15 @@ def resolve_oracle_spec(spec: str) -> str:
     return "llm"
 
 
-def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any, tree: Any = None) -> list:
+def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any, tree: Any = None,
+                 depth: int | None = None) -> list:
     """Rerank one topic's hits as the flags say (unchanged without ``--rerank``).
 
     ``query`` is what the reranker judges (a tree, or a rewrite's
     decomposition); ``tree`` the logical query that was searched (default
-    ``query``), which ``--rerank-add-hybrid`` searches again.
+    ``query``), which ``--rerank-add-hybrid`` searches again.  With ``depth``,
+    ``hits`` are candidates already pooled by :func:`rerank_candidates` (the
+    search loop pools them once for :func:`prefetch_rerank` and this call).
 
     Never raises for a per-topic failure: that topic keeps its base ranking
     and the failure is counted (see :func:`rerank_summary`).
@@ -151,17 +154,18 @@ def apply_rerank(args: argparse.Namespace, query: Any, hits: list, searcher: Any
     oracle = getattr(reranker, "oracle", None)
     if getattr(oracle, "score_fn", False) is None and hasattr(searcher, "leaf_scores"):
         oracle.bind(searcher.leaf_scores, f"leaf:{getattr(searcher.normalizer, 'method', '')}")
-    hits, depth = rerank_candidates(args, reranker.depth, query, hits, searcher, tree)
+    if depth is None:
+        hits, depth = rerank_candidates(args, query, hits, searcher, tree)
     new_hits, _ = reranker.rerank(query, hits, searcher_doc_text_fn(searcher), depth=depth)
     return new_hits
 
 
-def rerank_candidates(args: Any, depth: int, query: Any, hits: list, searcher: Any,
-                      tree: Any = None) -> tuple[list, int | None]:
+def rerank_candidates(args: Any, query: Any, hits: list, searcher: Any, tree: Any = None) -> tuple[list, int | None]:
     """The hits to rerank and their rerank depth: ``hits`` and None, or with ``--rerank-add-NAME`` the top
-    ``depth`` hits plus each source's documents not among them (:func:`pool_hits`).  A failing source is
-    logged and skipped."""
-    if not any(added_candidates(args, name) for name in CANDIDATE_SOURCES):
+    ``--rerank-depth`` hits plus each source's documents not among them (:func:`pool_hits`).  A failing
+    source is logged and skipped."""
+    reranker = build_reranker(args)
+    if reranker is None or not hits or not any(added_candidates(args, name) for name in CANDIDATE_SOURCES):
         return hits, None
     added = []
     for name, (_, source) in CANDIDATE_SOURCES.items():
@@ -173,7 +177,7 @@ def rerank_candidates(args: Any, depth: int, query: Any, hits: list, searcher: A
         except Exception as exc:  # noqa: BLE001 - the topic is still reranked, on its other candidates
             logger.warning("--rerank-add-%s: the search failed (%s: %s); candidates from it skipped",
                            name, type(exc).__name__, exc)
-    return pool_hits(hits, added, depth)
+    return pool_hits(hits, added, reranker.depth)
 
 
 def _dense_source(searcher: Any, query: Any, tree: Any, k: int) -> list:
@@ -203,17 +207,15 @@ def added_candidates(args: Any, name: str) -> int:
 def prefetch_rerank(args: argparse.Namespace, items: list[tuple], searcher: Any) -> int:
     """Before :func:`apply_rerank` of a search batch: OrLog judges all its topics' pairs in pooled oracle
     calls when that pays off (a GPU model or a server; see ``OrLogReranker.pools``).  ``items`` holds
-    ``(query, hits)`` or ``(query, hits, searched tree)`` per topic, as :func:`apply_rerank` takes them
-    (added candidates are pooled too; their searches run again in :func:`apply_rerank`, which finds the same
-    documents and reads the pooled answers).  Returns the pairs judged (0 when nothing was pooled); never raises."""
+    ``(query, hits)`` per topic, or ``(query, hits, depth)`` with the candidates and depth of
+    :func:`rerank_candidates` (then pass the same to :func:`apply_rerank`).  Returns the pairs judged (0
+    when nothing was pooled); never raises."""
     reranker = build_reranker(args)
     if reranker is None or not hasattr(reranker, "prefetch") or not reranker.pools or len(items) < 2:
         return 0
     try:
         doc_text = searcher_doc_text_fn(searcher)
-        pooled = [(query, *rerank_candidates(args, reranker.depth, query, hits, searcher, *searched))
-                  for query, hits, *searched in items if hits]
-        return reranker.prefetch([(query, hits, doc_text, depth) for query, hits, depth in pooled])
+        return reranker.prefetch([(query, hits, doc_text, *depth) for query, hits, *depth in items if hits])
     except Exception as exc:  # noqa: BLE001 - the topics are judged one by one instead
         logger.warning("OrLog: pooled judgement skipped (%s: %s)", type(exc).__name__, exc)
         return 0

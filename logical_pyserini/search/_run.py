@@ -32,7 +32,8 @@ from .._resources import require_stored_text, resolve_cli_indexes, resolve_topic
 from ..compose import Normalizer, Operators, SigmoidParams, load_calibration
 from ..encode import query_encoder_from_args
 from ..query import QuerySyntaxError, parse_query
-from ..rerank import CANDIDATE_SOURCES, added_candidates, apply_rerank, build_reranker, prefetch_rerank, rerank_summary
+from ..rerank import (CANDIDATE_SOURCES, added_candidates, apply_rerank, build_reranker, prefetch_rerank,
+                      rerank_candidates, rerank_summary)
 from ..retrieve import calibration_keys, open_retrievers
 
 __all__ = ["PLAIN_MODES", "RunInterrupted", "RunReport", "SearchConfig", "build_searcher", "run_topics"]
@@ -363,13 +364,13 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                 results = _search_batch(searcher, batch, trees, config, report.failures)
                 # A GPU oracle judges the whole batch's pairs in a few large calls (same answers).
                 searched = [q for q in batch if q in results]
-                prefetch_rerank(config, [(rerank_queries.get(q, trees[q]), results[q], trees[q]) for q in searched],
-                                searcher)
-                for qid in batch:
-                    if qid not in results:
-                        continue
-                    hits = apply_rerank(config, rerank_queries.get(qid, trees[qid]), results[qid], searcher,
-                                        tree=trees[qid])
+                queries = {q: rerank_queries.get(q, trees[q]) for q in searched}
+                # Reranking candidates once per topic (added sources search again), for both calls below.
+                pools = {q: rerank_candidates(config, queries[q], results[q], searcher, trees[q]) for q in searched}
+                prefetch_rerank(config, [(queries[q], *pools[q]) for q in searched], searcher)
+                for qid in searched:
+                    candidates, depth = pools[qid]
+                    hits = apply_rerank(config, queries[qid], candidates, searcher, depth=depth)
                     if not hits:
                         report.empty.append(qid)
                         logger.warning("qid %s: no hits (no positive term matched any document)", qid)
