@@ -53,7 +53,7 @@ def test_a_paraphrasing_model_keeps_the_question_and_only_confirmed_words():
     question = "Seafood restaurants with a Michelin star, excluding Indian restaurants"
     d = guard_decision(_rw(question, '"fish restaurants" AND "starred" AND NOT "Indian cuisine"'))
     assert d.mode == "question"  # the positive leaves are not the question's words: not trusted
-    assert d.tree == And((Term("Seafood restaurants with a Michelin star restaurants"), Not(Term("Indian"))))
+    assert d.tree == And((Term("Seafood restaurants with a Michelin star"), Not(Term("Indian"))))
 
 
 def test_a_short_reliable_parse_keeps_its_structure_and_narrows_shared_heads():
@@ -83,6 +83,36 @@ def test_a_fragment_of_a_stated_exclusion_gives_way_to_the_stated_phrase():
     d = guard_decision(rewrite, propose=True)
     assert d.kept == ("ketogenic diets",)
     assert Not(Term("diets")) not in d.tree.children and Not(Term("ketogenic diets")) in d.tree.children
+
+
+def test_a_used_exclusion_scope_leaves_the_positive_leaf_whole():
+    # Its filler ("anything about") and the cue go; a trailing cue ("... is off the table") goes with its scope.
+    q = "Studies on the health effects of intermittent fasting on blood sugar in adults. Exclude anything about " \
+        "ketogenic diets."
+    positive = guard_decision(RuleRewriter().rewrite(q), propose=True).tree.children[0]
+    assert positive == Term("Studies on the health effects of intermittent fasting on blood sugar in adults")
+    q2 = "Classic films noir with a femme fatale. Humphrey Bogart is off the table, I've seen them."
+    positive = guard_decision(RuleRewriter().rewrite(q2), propose=True).tree.children[0]
+    assert "table" not in positive.text and "Bogart" not in positive.text and "noir" in positive.text
+    # A scope whose words are all kept in the positive leaf (nothing confirmed) stays: guard off of it.
+    q3 = "Novels set in Seville but not award-winning novels or novels about exile"
+    d = guard_decision(_rw(q3, '"Novels set in Seville" AND NOT "award-winning novels" AND NOT "novels about exile"'))
+    assert d.tree == And((Term("Novels set in Seville"), Not(Term("award-winning")), Not(Term("exile"))))
+
+
+@pytest.mark.parametrize("query", [
+    '"Famous bridges designed by engineers in the Victorian era" AND "Famous bridges designed by engineers in but I"',
+    '"Novels set in Seville" AND "Novels set in but"',
+])
+def test_a_parse_with_a_fragment_leaf_loses_its_structure(query):
+    q = "Famous bridges designed by engineers in the Victorian era, but I don't want anything about Brunel."
+    if "Seville" in query:
+        q = "Novels set in Seville but not award-winning novels"
+    d = guard_decision(_rw(q, f"({query}) AND NOT \"{'Brunel' if 'Brunel' in q else 'award-winning'}\""),
+                       propose=True)
+    assert d.mode == "question" and isinstance(d.tree, And) and len(d.tree.children) == 2
+    # the whole request, less the exclusion and its cue, is the one positive leaf
+    assert d.tree.children[0].text.split()[:2] == q.split()[:2] and "don't" not in d.tree.children[0].text
 
 
 def test_scopes_skip_facts_and_conditions():

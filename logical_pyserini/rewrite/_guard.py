@@ -69,6 +69,7 @@ class _Cues:
     generic_heads: frozenset[str] = frozenset()  # "documents": names no constraint on its own
     positive: tuple[tuple[str, str], ...] = ()  # what an inner cue becomes in the excluded phrase: without -> with
     conjunction: tuple[tuple[str, ...], ...] = ()  # "both": the request joins its conditions with AND
+    stopwords: frozenset[str] = frozenset()  # a trusted positive leaf neither starts nor ends with one
 
 
 @lru_cache(maxsize=1)
@@ -87,7 +88,7 @@ def _cues() -> _Cues:
                  int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
                  seqs("disjunction"), frozenset(data.get("inner_negation", ())), seqs("inner_negation_lead_in"),
                  frozenset(data.get("generic_heads", ())), tuple(data.get("inner_negation_positive", {}).items()),
-                 seqs("conjunction"))
+                 seqs("conjunction"), frozenset(data["stopwords"]))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -440,8 +441,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     for core in kept:
         js = sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
-    removed = {j for j in in_scope if any(lower[j] in core for core in kept)}
-    removed |= {j for cs, ce, s, e in scopes for j in range(cs, ce) if any(k in removed for k in range(s, e))}
+    excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
+    # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
+    # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
+    removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
+               for j in range(min(cs, s), max(ce, e))}  # a trailing cue ("X is off the table") follows its scope
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed and t[0].isalnum())
 
     cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
@@ -490,17 +494,25 @@ def _reliable_positive(tree: Node, lower: list[str], in_scope: set[int], cue_tok
     positive = tuple(c for c in children if not isinstance(c, Not))
     if not positive or any(n for c in positive for _, n in iter_terms(c)):
         return None
-    allowed = {w for j, w in enumerate(lower) if j not in in_scope}
+    # The words a leaf may use: neither the exclusions nor their cues.
+    allowed = {w for j, w in enumerate(lower) if j not in in_scope and j not in cue_tokens}
     covered: set[str] = set()
     for c in positive:
         for term, _ in iter_terms(c):
-            words = set(_words(term.text))
-            if not words <= allowed:
+            words = _words(term.text)
+            if not _phrase_of(words, allowed, cues.stopwords):
                 return None
-            covered |= words
+            covered |= set(words)
     if not content <= covered:
         return None
     return positive[0] if len(positive) == 1 else And(positive)
+
+
+def _phrase_of(words: list[str], allowed: set[str], stopwords: frozenset[str]) -> bool:
+    """True when ``words`` can be a phrase of the question: only its allowed words, neither starting nor ending
+    with a stopword.  A leaf cut at the wrong place fails: "Famous bridges designed by engineers in but I",
+    "Novels set in but", "Films that won an award and"."""
+    return bool(words) and words[0] not in stopwords and words[-1] not in stopwords and set(words) <= allowed
 
 
 def guard_rewrite(rewrite: Rewrite, mode: str = "propose") -> Rewrite:
