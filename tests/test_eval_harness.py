@@ -248,3 +248,20 @@ def test_orlog_wrapper_from_sample(tmp_path):
     assert rows == [["`_ or _`", "+0.500", "+0.000"], ["`_ that are not _`", "-0.250", "+0.500"]]
     tokens = table((tmp_path / "orlog_tokens.md").read_text(), "| method")
     assert [r[1] for r in tokens] == ["3.00", "48.00"]
+
+
+def test_heldout_ceiling_is_a_perfect_reranker_of_the_candidates():
+    import bench_demo_heldout as heldout
+
+    relevant = {"q1": {"a", "b"}, "q2": {"c"}}
+    # q1: both relevant documents among the candidates, in any order -> 1; q2: the only relevant one missing -> 0
+    assert heldout._ceiling({"q1": ["x", "b", "y", "a"], "q2": ["x", "y"]}, relevant) == pytest.approx(0.5)
+    # one of two relevant found: DCG 1 / IDCG (1 + 1/log2(3))
+    assert heldout._ceiling({"q1": ["z", "a"]}, relevant) == pytest.approx(1 / (1 + 1 / np.log2(3)))
+
+
+def test_heldout_refuses_the_bundled_seed(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "eval" / "bench_demo_heldout.py"), "--seeds", "29,13",
+                           "--work", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "bundled demo" in done.stderr
+    assert not any(tmp_path.iterdir())  # nothing generated

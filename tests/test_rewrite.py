@@ -956,3 +956,33 @@ def test_hostile_question_cannot_change_the_draft_prompt(question):
     q_text, d_text = last[len(before) : len(last) - len(after)].split(middle)
     assert json.loads(q_text) == question and json.loads(d_text) == draft
     assert "\n" not in q_text + d_text
+
+
+def test_llm_answer_asking_for_an_excluded_condition_is_repaired_or_replaced_by_the_rules(stub):
+    question = "Museums offering guided tours excluding science museums as well as museums with a garden"
+    misread = '"museums offering guided tours" AND NOT "science" AND "museums with a garden"'
+    stub.replies = [misread, '"museums offering guided tours" AND NOT "science museums" AND NOT "museums with a garden"']
+    rw = _openai(stub)
+    rewrite = rw.rewrite(question)
+    assert rewrite.source == "repaired" and len(stub.requests) == 2
+    assert "garden" in stub.requests[1]["body"]["messages"][-1]["content"]  # the repair names the leaf
+    assert [(t.text, n) for t, n in iter_terms(rewrite.tree)] == [
+        ("museums offering guided tours", False), ("science", True), ("with a garden", True)]
+    # The same misreading twice: the rules' query, which keeps both exclusions under NOT.
+    stub.replies = [misread, misread]
+    rewrite = _openai(stub).rewrite(question)
+    assert rewrite.source == "fallback"
+    assert all(negated for term, negated in iter_terms(rewrite.tree) if "garden" in term.text)
+
+
+@pytest.mark.parametrize("question, query, flagged", [
+    ("Textile museums excluding museums with a garden", '"museums with a garden" AND NOT "textile"',
+     ["museums with a garden"]),
+    ("Textile museums excluding museums with a garden", '"textile museums" AND NOT "museums with a garden"', []),
+    ("Museums in Paris but not art museums", '"museums in Paris" AND NOT "art"', []),  # "museums": a shared head
+    ("Why do cats not like water?", '"cats" AND "like water"', []),  # a fact question has no exclusion scope
+])
+def test_excluded_positive_terms(question, query, flagged):
+    from logical_pyserini.rewrite import excluded_positive_terms
+
+    assert excluded_positive_terms(question, parse_query(query)) == flagged

@@ -19,7 +19,7 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 """
 
 from ._factory import REWRITERS, decompose, get_rewriter
-from ._guard import GUARD_MODES, GuardDecision, exclusion_scopes, guard_decision, guard_rewrite
+from ._guard import GUARD_MODES, GuardDecision, excluded_positive_terms, exclusion_scopes, guard_decision, guard_rewrite
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
@@ -31,6 +31,7 @@ __all__ = [
     "REWRITERS",
     "SOURCES",
     "GuardDecision",
+    "excluded_positive_terms",
     "exclusion_scopes",
     "guard_decision",
     "guard_rewrite",

@@ -37,7 +37,8 @@ from importlib import resources
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "exclusion_scopes", "guard_decision",
+__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_positive_terms", "exclusion_scopes",
+           "guard_decision",
            "guard_rewrite", "lift_inner_negations", "missing_operators", "narrow_negations",
            "scope_trailing_exclusion", "unasked_disjunction"]
 
@@ -102,6 +103,26 @@ def missing_operators(question: str, tree: Node) -> list[str]:
     structure = shape(tree)  # leaves anonymised: a quoted "or" is not an operator
     asked = {"OR": bool(ors), "NOT": bool(exclusions)}
     return [op for op in ("OR", "NOT") if asked[op] and f"{op}(" not in structure]
+
+
+def excluded_positive_terms(question: str, tree: Node) -> list[str]:
+    """Positive leaves of ``tree`` that ask for what the question excludes: a word of theirs occurs in the
+    question only inside exclusion scopes.
+
+    "Textile museums excluding museums with a garden as well as museums with
+    a library" read as ``"museums with a garden" AND "museums with a library"
+    AND NOT "textile"``: both positive leaves are flagged ("garden" and
+    "library" occur only after "excluding"); a shared head ("museums") alone
+    flags nothing.
+    """
+    cues = _cues()
+    tokens = [t for t in _TOKEN.findall(normalize_text(question).replace("\u2019", "'").lower())]
+    scopes = exclusion_scopes(question)
+    in_scope = {j for _, _, s, e in scopes for j in range(s, e)}
+    only_excluded = ({w for j, w in enumerate(tokens) if j in in_scope}
+                     - {w for j, w in enumerate(tokens) if j not in in_scope} - cues.ignore)
+    return [term.text for term, negated in iter_terms(tree)
+            if not negated and only_excluded & set(_words(term.text))]
 
 
 def unasked_disjunction(question: str, tree: Node) -> bool:

@@ -9,8 +9,8 @@ from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
 from ..query import Node, Or, normalize_text
-from ._guard import (lift_inner_negations, missing_operators, narrow_negations, scope_trailing_exclusion,
-                     unasked_disjunction)
+from ._guard import (excluded_positive_terms, lift_inner_negations, missing_operators, narrow_negations,
+                     scope_trailing_exclusion, unasked_disjunction)
 from ._rules import RuleRewriter, split_clauses
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -125,6 +125,12 @@ class LLMRewriter:
         """``(tree, source, tokens)`` for one clause: the model's answer, else the rules'."""
         def check(answer: str, first: bool) -> Node:
             tree = lift_inner_negations(validate_query(answer, question, max_leaves=self.max_leaves), question)
+            # Asking for what the request excludes ("X excluding A as well as B" read as A AND B AND NOT X) is
+            # worse than any gap: it gets the repair round, and if the repaired answer still does it, the rules.
+            wrong = excluded_positive_terms(question, tree)
+            if wrong:
+                raise RewriteError(f"the request excludes {' and '.join(json.dumps(t) for t in wrong)} but the "
+                                   "query asks for it: put it under NOT")
             if not first:  # a repaired answer that still has a gap is taken as the model's reading
                 return tree
             cue = {"OR": '"or"', "NOT": 'an exclusion ("not", "except", "without", ...)'}
