@@ -38,8 +38,7 @@ from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, i
 from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_positive_terms", "exclusion_scopes",
-           "guard_decision",
-           "guard_rewrite", "lift_inner_negations", "missing_operators", "narrow_negations",
+           "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators", "narrow_negations",
            "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
@@ -115,12 +114,10 @@ def excluded_positive_terms(question: str, tree: Node) -> list[str]:
     "library" occur only after "excluding"); a shared head ("museums") alone
     flags nothing.
     """
-    cues = _cues()
-    tokens = [t for t in _TOKEN.findall(normalize_text(question).replace("\u2019", "'").lower())]
-    scopes = exclusion_scopes(question)
-    in_scope = {j for _, _, s, e in scopes for j in range(s, e)}
-    only_excluded = ({w for j, w in enumerate(tokens) if j in in_scope}
-                     - {w for j, w in enumerate(tokens) if j not in in_scope} - cues.ignore)
+    tokens, _, in_scope = _scoped_tokens(normalize_text(question))
+    lower = [t.lower() for t in tokens]
+    only_excluded = ({lower[j] for j in in_scope} - {w for j, w in enumerate(lower) if j not in in_scope}
+                     - _cues().ignore)
     return [term.text for term, negated in iter_terms(tree)
             if not negated and only_excluded & set(_words(term.text))]
 
@@ -394,6 +391,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     return scopes
 
 
+def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:
+    """The question's tokens as written, its :func:`exclusion_scopes` and the token positions inside them."""
+    scopes = exclusion_scopes(question)
+    return _TOKEN.findall(question.replace("\u2019", "'")), scopes, {j for _, _, s, e in scopes for j in range(s, e)}
+
+
 def _inside(token: str, cues: _Cues) -> bool:
     return token[0].isalnum() and token not in cues.boundary
 
@@ -431,10 +434,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     """
     cues = _cues()
     question = normalize_text(rewrite.question)
-    tokens = _TOKEN.findall(question.replace("\u2019", "'"))
+    tokens, scopes, in_scope = _scoped_tokens(question)
     lower = [t.lower() for t in tokens]
-    scopes = exclusion_scopes(question)
-    in_scope = {j for _, _, s, e in scopes for j in range(s, e)}
     scope_words = {lower[j] for j in in_scope}
     outside_words = {w for j, w in enumerate(lower) if j not in in_scope and w[0].isalnum()}
 
