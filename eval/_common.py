@@ -91,6 +91,16 @@ def write_lines(path: str | os.PathLike, lines: Sequence[str]) -> Path:
     return path
 
 
+def qrels_subset(qrels: str | os.PathLike, topics: Iterable[str], out: str | os.PathLike) -> list[str]:
+    """Write the lines of ``qrels`` whose topic is in ``topics`` to ``out`` and return them: runs of a topic
+    subset are scored against the subset (a topic missing from a run would count as 0)."""
+    keep = set(topics)
+    lines = [line for line in Path(qrels).read_text(encoding="utf-8").splitlines()
+             if line.split()[:1] and line.split()[0] in keep]
+    Path(out).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return lines
+
+
 def pyplot():
     """``matplotlib.pyplot`` on the non-interactive Agg backend."""
     import matplotlib

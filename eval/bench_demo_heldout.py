@@ -20,7 +20,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from _common import ROOT, base_parser, command, header, log, write_lines
+from _common import ROOT, base_parser, command, header, log, qrels_subset, write_lines
 
 ORLOG = "+ OrLog(LLM), demo default"  # the demo's own LLM row: depth and hybrid candidates as in `make demo`
 
@@ -77,11 +77,8 @@ def _seed(seed: int, args, work: Path) -> dict:
     seconds = time.perf_counter() - start
 
     subset = [line.split("\t")[0] for line in topics.read_text(encoding="utf-8").splitlines() if line.strip()]
-    keep = set(subset)
     qrels = runs_dir / "qrels.subset.txt"
-    lines = [l for l in (data / "qrels.txt").read_text(encoding="utf-8").splitlines() if l.split()[:1]
-             and l.split()[0] in keep]
-    qrels.write_text("".join(l + "\n" for l in lines), encoding="utf-8")
+    lines = qrels_subset(data / "qrels.txt", subset, qrels)
     relevant = defaultdict(set)
     for l in lines:
         q, _, doc, grade = l.split()

@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from _common import qrels_subset  # noqa: E402
+
 
 def main(argv=None) -> int:
     from logical_pyserini.models import DTYPES
@@ -166,9 +168,7 @@ def main(argv=None) -> int:
     folder = args.runs or Path(tempfile.mkdtemp(prefix="orlog_llm."))
     folder.mkdir(parents=True, exist_ok=True)
     qrels = folder / "qrels.subset.txt"
-    keep = set(qids)
-    qrels.write_text("".join(line + "\n" for line in (data / "qrels.txt").read_text().splitlines()
-                             if line.split()[:1] and line.split()[0] in keep), encoding="utf-8")
+    qrels_subset(data / "qrels.txt", qids, qrels)
     paths = {}
     for i, (name, run) in enumerate(runs.items()):
         paths[name] = folder / f"run{i}.txt"

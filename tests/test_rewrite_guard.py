@@ -134,3 +134,18 @@ def test_modes():
     assert guard_rewrite(rw, "off") is rw
     with pytest.raises(ValueError, match="guard mode"):
         guard_rewrite(rw, "maybe")
+
+
+def test_the_scope_word_limit_holds_per_listed_item():
+    """The last item of a long "A as well as B" list stays in the scope (it used to fall past 10 words)."""
+    from logical_pyserini.rewrite import excluded_positive_terms
+
+    q = "Textile museums excluding museums with a garden as well as museums with a library"
+    (_, _, start, end), = exclusion_scopes(q)
+    assert q.lower().split()[start:end][-1] == "library"
+    d = guard_decision(_rw(q, '"Textile museums" AND NOT "garden" AND NOT "library"'))
+    assert sorted(d.kept) == ["garden", "library"]
+    assert excluded_positive_terms(q, parse_query('"Textile museums" AND "library" AND NOT "garden"')) == ["library"]
+    # an item without a list word is still cut at the limit
+    (_, _, start, end), = exclusion_scopes("Hotels excluding " + " ".join(f"w{i}" for i in range(20)))
+    assert end - start == 10

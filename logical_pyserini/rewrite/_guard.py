@@ -351,7 +351,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
 
     Tokens are words and punctuation of ``question`` (lower-cased).  A scope runs
     from its cue to the next punctuation mark or boundary word (at most
-    ``max_scope_words`` tokens); a trailing cue ("X is off the table") scopes
+    ``max_scope_words`` tokens per item of a list joined by "or" / "as well
+    as"); a trailing cue ("X is off the table") scopes
     backwards.  Weak cues ("not", "without") count only in a request, not in a
     sentence that asks about a fact ("Why do cats not like water?") and not
     right after "when" / "if".
@@ -383,9 +384,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 start -= 1
             scopes.append((i, i + n, start, i))
         else:
-            end = i + n
-            while end < len(tokens) and end < i + n + cues.max_scope_words and _inside(tokens[end], cues):
-                end += 1
+            # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
+            end = item = i + n
+            while end < len(tokens) and end < item + cues.max_scope_words and _inside(tokens[end], cues):
+                step = _match(tokens, end, cues.lists)
+                end += step or 1
+                item = end if step else item
             scopes.append((i, i + n, i + n, end))
         i += n
     return scopes
