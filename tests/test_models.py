@@ -393,3 +393,38 @@ def test_model_dtype_flag_reaches_the_loader(tiny, tmp_path):
     assert model_from_args(args).id.endswith("@int8")
     with pytest.raises(SystemExit):  # argparse names the choices
         parser.parse_args(["--model-dtype", "int4"])
+
+
+def test_answer_logits_are_float32_from_the_last_hidden_state_of_a_bf16_model():
+    """In bf16 the model's own logits are rounded (steps of 0.06-0.12 at the embedded model's magnitudes);
+    the answer columns come from the float32 product of the last hidden state and the output rows."""
+    import copy
+
+    import torch
+
+    tok = tiny_tokenizer(VOCAB, chat=True)
+    model = tiny_llama(tok, seed=3).to(torch.bfloat16)
+    with torch.no_grad():
+        model.lm_head.weight.mul_(40)  # logits of magnitude ~10-100, as in a real model
+    lm = TransformersModel(model=model, tokenizer=tok)
+    cols = [*lm.true_ids, *lm.false_ids]
+    seqs = [p + s for p, s in lm._encode_many(PAIRS, None)]
+    got = lm.last_logits(seqs, columns=cols).numpy()
+    ids, mask = lm._pad(seqs)
+    with torch.no_grad():
+        hidden = model.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0)
+                             ).last_hidden_state[:, -1].float()
+        want = (hidden @ model.lm_head.weight[cols].float().T).numpy()
+        rounded = model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(-1) - 1).clamp(min=0)
+                        ).logits[:, -1, cols].float().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    assert np.abs(rounded - want).max() > 1e-3  # the bf16 logits really are coarser
+    # The shared-prefix path takes the same head; answers are cached under their own key.
+    probs = lm.true_false_probability(PAIRS)
+    np.testing.assert_allclose(probs, 1 / (1 + np.exp(-(want[:, 0] - want[:, 1]))), atol=1e-3)
+    assert lm.true_false_key != "true_false"
+    # A model whose logits are not a plain linear map (soft-capping) keeps its own logits.
+    capped = copy.deepcopy(model)
+    capped.config.final_logit_softcapping = 30.0
+    own = TransformersModel(model=capped, tokenizer=tok).last_logits(seqs, columns=cols).numpy()
+    np.testing.assert_array_equal(own, rounded)

@@ -62,6 +62,9 @@ class LanguageModel:
     """
 
     id: str = "model"
+    # Part of every true/false cache key: a backend whose answers change (e.g. a more exact answer head)
+    # bumps it, so old answers are not mixed with new ones.
+    true_false_key: str = "true_false"
 
     def __init__(self, cache: ModelCache | None = None):
         self.cache = cache if cache is not None else ModelCache(None)
@@ -128,7 +131,7 @@ class LanguageModel:
         numpy.ndarray
             ``(len(pairs),)`` float64 in [0, 1].
         """
-        keys = [cache_key(self.id, version, "true_false", [system or "", pre, suf]) for pre, suf in pairs]
+        keys = [cache_key(self.id, version, self.true_false_key, [system or "", pre, suf]) for pre, suf in pairs]
         out = np.full(len(pairs), np.nan)
         todo = []
         for i, key in enumerate(keys):

@@ -157,6 +157,8 @@ class TransformersModel(LanguageModel):
         Shared answer store.
     """
 
+    true_false_key = "true_false/fp32-head"  # answers from the float32 answer head (see _last)
+
     def __init__(self, path: str | os.PathLike | None = None, *, model: Any = None, tokenizer: Any = None,
                  device: str | None = None, dtype: str = "bfloat16", batch_size: int | None = None,
                  shared_prefix: bool = True, chat: bool | None = None, threads: int | None = None, model_id: str | None = None,
@@ -184,6 +186,7 @@ class TransformersModel(LanguageModel):
         self._prefix: tuple[tuple[int, ...], Any] | None = None  # last generation prompt's key/value cache
         self._head: tuple[tuple[int, ...], Any] | None = None  # key/value cache of the scoring prompts' common head
         self._frames: dict[str | None, tuple[str, str]] = {}  # rendered chat frame per system line
+        self._rows: dict[tuple[int, ...], Any] = {}  # float32 answer rows of the output layer
         self.chat_format = bool(getattr(tokenizer, "chat_template", None)) if chat is None else chat
         self.pad_id = next((i for i in (tokenizer.pad_token_id, tokenizer.eos_token_id) if i is not None), 0)
         self.id = model_id or f"hf:{getattr(model.config, '_name_or_path', '') or type(model).__name__}"
@@ -293,14 +296,55 @@ class TransformersModel(LanguageModel):
         torch = self._torch
         ids, mask = self._pad(sequences)
         with torch.inference_mode(), self._attention():
-            out = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                             position_ids=_positions(mask).to(self.device), use_cache=False, logits_to_keep=1)
-        return self._pick(out.logits[:, -1, :], columns)
+            return self._last(lambda: self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                                 position_ids=_positions(mask).to(self.device), use_cache=False,
+                                                 logits_to_keep=1), columns)[1]
 
-    def _pick(self, logits, columns: Sequence[int] | None):
-        if columns is not None:
-            logits = logits[:, self._torch.tensor(list(columns), dtype=self._torch.long, device=logits.device)]
-        return logits.float().cpu()
+    def _answer_rows(self, columns: Sequence[int]):
+        """The output layer's rows for ``columns`` in float32 (weight, bias), or ``None`` when the model's
+        logits are not a plain linear map of its last hidden state (soft-capping, logit scaling)."""
+        key = tuple(columns)
+        if key not in self._rows:
+            head, config = self.model.get_output_embeddings(), self.model.config
+            weight = getattr(head, "weight", None)
+            rows = None
+            if (weight is not None and not getattr(config, "final_logit_softcapping", None)
+                    and getattr(config, "logit_scale", None) in (None, 1, 1.0)):
+                torch = self._torch
+                weight, bias = (weight() if callable(weight) else weight), getattr(head, "bias", None)
+                bias = bias() if callable(bias) else bias  # int8 layers hand out (de)quantised tensors by call
+                index = torch.tensor(list(key), dtype=torch.long, device=weight.device)
+                with torch.inference_mode():
+                    w = (weight.dequantize() if weight.is_quantized else weight)[index].float()
+                    b = None if bias is None else bias[index].float()
+                rows = (head, w, b)
+            self._rows[key] = rows
+        return self._rows[key]
+
+    def _last(self, forward, columns: Sequence[int] | None):
+        """Run ``forward`` (a pass with ``logits_to_keep=1``) -> ``(output, float32 logits of its last position)``.
+
+        For ``columns``, the answer logits are computed in float32 from the last
+        hidden state (caught on its way into the output layer): the model's own
+        bf16 logits step by 0.06-0.12 at magnitudes 8-32, which turned close
+        answers into ties and flipped some across 0.5 between devices.
+        """
+        rows = self._answer_rows(columns) if columns is not None else None
+        if rows is None:
+            out = forward()
+            logits = out.logits[:, -1, :]
+            if columns is not None:
+                logits = logits[:, self._torch.tensor(list(columns), dtype=self._torch.long, device=logits.device)]
+            return out, logits.float().cpu()
+        head, weight, bias = rows
+        seen: list = []
+        handle = head.register_forward_pre_hook(lambda module, args: seen.append(args[0]))
+        try:
+            out = forward()
+        finally:
+            handle.remove()
+        logits = seen[-1][:, -1, :].float() @ weight.T
+        return out, (logits if bias is None else logits + bias).cpu()
 
     def _head_cache(self, head: tuple[int, ...]):
         """Key/value cache of ``head`` (batch 1), kept across calls: every scoring prompt starts with it."""
@@ -344,11 +388,11 @@ class TransformersModel(LanguageModel):
                                           position_ids=_positions(mask)[:, head:].to(self.device),
                                           use_cache=True, logits_to_keep=1, **{self._cache_kw: cache}))
             cache.reorder_cache(index.to(self.device))  # one cache row per (prefix, suffix)
-            out = self.model(input_ids=s_ids.to(self.device),
-                             attention_mask=torch.cat([mask[index], s_mask], dim=1).to(self.device),
-                             position_ids=s_positions.to(self.device), use_cache=True, logits_to_keep=1,
-                             **{self._cache_kw: cache})
-        return self._pick(out.logits[:, -1, :], columns)
+            _, logits = self._last(lambda: self.model(
+                input_ids=s_ids.to(self.device), attention_mask=torch.cat([mask[index], s_mask], dim=1).to(self.device),
+                position_ids=s_positions.to(self.device), use_cache=True, logits_to_keep=1,
+                **{self._cache_kw: cache}), columns)
+        return logits
 
     def _true_false(self, pairs: list[tuple[str, str]], system: str | None) -> np.ndarray:
         if not self.true_ids or not self.false_ids:
