@@ -835,13 +835,27 @@ def test_a_negation_inside_quotes_moves_out(query, expected):
     ("Restaurants that are not without a garden", 'NOT "without a garden"', 'NOT "without a garden"'),
     ("Cafés that are never without live music", 'NOT "without live music"', 'NOT "without live music"'),
     ("Novels, but not Never Let Me Go", '"novels" AND NOT "Never Let Me Go"', '"novels" AND NOT "Never Let Me Go"'),
+    # the negation inside the excluded phrase (found on long question lq17: OrLog was asked for ferns)
+    ("Houseplants for low light; avoid anything with ferns.", '"houseplants" AND NOT "houseplants that do not have ferns"',
+     '"houseplants" AND NOT "houseplants that do have ferns"'),
+    ("Gardens, avoid ones with ponds", '"gardens" AND NOT "gardens that don\'t have ponds"',
+     '"gardens" AND NOT "gardens that do have ponds"'),
+    ("Museums in Porto, but not those without a garden", '"museums in Porto" AND NOT "museums lacking a garden"',
+     '"museums in Porto" AND NOT "museums lacking a garden"'),  # no negation word: nothing to undo
+    ("Museums in Porto, but not museums without ponds", '"museums in Porto" AND NOT "museums without a garden"',
+     '"museums in Porto" AND NOT "museums with a garden"'),
+    # ... unless the question negates that phrase itself
+    ("Museums in Porto, but not those without a garden", '"museums in Porto" AND NOT "museums without a garden"',
+     '"museums in Porto" AND NOT "museums without a garden"'),
+    ("Plants, but not plants that do not have ferns", 'NOT "plants that do not have ferns"',
+     'NOT "plants that do not have ferns"'),
 ])
 def test_a_negation_counted_twice_under_not_is_undone(question, query, expected):
     from logical_pyserini.rewrite._guard import lift_inner_negations
 
     assert str(lift_inner_negations(parse_query(query), question)) == expected
     # the natural-language predicate the oracle is asked about follows: "{x} is a restaurant with a garden"
-    if "garden" in expected and "without" not in expected:
+    if question.startswith("Restaurants") and "without" not in expected:
         atoms = Decomposition.from_tree(lift_inner_negations(parse_query(query), question), question, "llm").atoms
         assert atoms[-1] == "{x} is a restaurant with a garden"
 
@@ -986,3 +1000,16 @@ def test_excluded_positive_terms(question, query, flagged):
     from logical_pyserini.rewrite import excluded_positive_terms
 
     assert excluded_positive_terms(question, parse_query(query)) == flagged
+
+
+def test_a_head_noun_only_the_exclusion_has_does_not_name_the_kind_of_result():
+    """lq17: "ferns" is a head noun, "houseplants" is not; taking the head from the NOT made every atom
+    "{x} is a fern related to houseplants ...", so OrLog rewarded the ferns the question excludes."""
+    q = "Houseplants that tolerate low light and are safe for a small apartment; avoid anything with ferns."
+    atoms = Decomposition.from_tree(parse_query('"houseplants that tolerate low light" AND '
+                                                '"houseplants that are safe for a small apartment" AND NOT "ferns"'), q).atoms
+    assert not any("fern" in a for a in atoms[:2]) and "houseplants that tolerate low light" in atoms[0]
+    # a head the question names outside its exclusion still gives the kind: a bare qualifier asks for films
+    assert Decomposition.from_tree(parse_query('"set in Paris" AND NOT "comedy films"'),
+                                   "Films set in Paris but not comedy films").atoms == (
+        "{x} is a film set in Paris", "{x} is a comedy film")

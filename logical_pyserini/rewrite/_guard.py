@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_positive_terms", "exclusion_scopes",
+__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
+           "exclusion_scopes",
            "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators", "narrow_negations",
            "scope_trailing_exclusion", "unasked_disjunction"]
 
@@ -70,6 +71,7 @@ class _Cues:
     positive: tuple[tuple[str, str], ...] = ()  # what an inner cue becomes in the excluded phrase: without -> with
     conjunction: tuple[tuple[str, ...], ...] = ()  # "both": the request joins its conditions with AND
     stopwords: frozenset[str] = frozenset()  # a trusted positive leaf neither starts nor ends with one
+    contractions: dict[str, str] = field(default_factory=dict)  # "don't" -> "do": a negation inside one word
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +90,7 @@ def _cues() -> _Cues:
                  int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
                  seqs("disjunction"), frozenset(data.get("inner_negation", ())), seqs("inner_negation_lead_in"),
                  frozenset(data.get("generic_heads", ())), tuple(data.get("inner_negation_positive", {}).items()),
-                 seqs("conjunction"), frozenset(data["stopwords"]))
+                 seqs("conjunction"), frozenset(data["stopwords"]), dict(data.get("inner_negation_contractions", {})))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -114,12 +116,17 @@ def excluded_positive_terms(question: str, tree: Node) -> list[str]:
     "library" occur only after "excluding"); a shared head ("museums") alone
     flags nothing.
     """
-    tokens, _, in_scope = _scoped_tokens(normalize_text(question))
-    lower = [t.lower() for t in tokens]
-    only_excluded = ({lower[j] for j in in_scope} - {w for j, w in enumerate(lower) if j not in in_scope}
-                     - _cues().ignore)
+    only_excluded = excluded_only_words(question)
     return [term.text for term, negated in iter_terms(tree)
             if not negated and only_excluded & set(_words(term.text))]
+
+
+def excluded_only_words(question: str) -> set[str]:
+    """Lower-cased words (stopwords and filler aside) that ``question`` uses only inside exclusion scopes:
+    ``{"ferns"}`` for "Houseplants that tolerate low light; avoid anything with ferns."."""
+    tokens, _, in_scope = _scoped_tokens(normalize_text(question))
+    lower = [t.lower() for t in tokens]
+    return {lower[j] for j in in_scope} - {w for j, w in enumerate(lower) if j not in in_scope} - _cues().ignore
 
 
 def unasked_disjunction(question: str, tree: Node) -> bool:
@@ -232,12 +239,30 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         words = term.text.split()
         cue = words[0] if len(words) > 1 else ""
         if cue not in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title, not a cue
-            return node
+            return unnegate_inside(node)
         negators = "|".join(re.escape(c) for c in sorted(cues.inner_negation, key=len, reverse=True))
         if question and re.search(rf"\b(?:{negators})\s+" + re.escape(term.text), question, re.IGNORECASE):
             return node  # the question does negate the negated phrase
         positive = positives.get(cue)
         return Not(Term(" ".join(([positive] if positive else []) + words[1:]), term.retriever))
+
+    def unnegate_inside(node: Not) -> Not:
+        """``NOT "houseplants that do not have ferns"`` for "avoid anything with ferns" negates twice: it
+        would ask OrLog for documents *with* ferns.  The inner negation goes (``"... that do have ferns"``;
+        "without" becomes "with") unless the question itself negates that phrase; without the question the
+        term is left alone."""
+        term = node.child
+        words = term.text.split()
+        lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
+        at = next((i for i, w in enumerate(lower) if i and i < len(words) - 1
+                   and (w in cues.inner_negation or w in cues.contractions)), None)
+        if at is None or not question:  # without the question there is no telling a double negation
+            return node
+        stated = " ".join(words[at:]).lower().replace("\u2019", "'")
+        if stated in " ".join(question.split()).lower().replace("\u2019", "'"):
+            return node  # the question negates that phrase itself ("but not those without a garden")
+        swap = positives.get(lower[at]) or cues.contractions.get(lower[at])
+        return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever))
 
     def walk(node: Node) -> Node:
         if isinstance(node, Term):

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, map_terms, parse_query
+from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, map_terms, parse_query, positive_terms
 
 __all__ = ["SOURCES", "Decomposition", "Rewrite", "Rewriter", "RewriteError"]
 
@@ -138,12 +138,23 @@ class Decomposition:
         bare leaf takes the relation that introduces it in ``question``
         (``"library"`` -> ``"{x} is a museum with a library"``).  Retriever prefixes on leaves are not kept.
         """
-        from ._statements import head_noun, question_phrase, statement_for  # late: the rule data loads on first use
+        from ._statements import head_noun, question_phrase, singular, statement_for  # late: rule data loads on use
 
         terms = distinct_terms(node)
         index = {t.key[0]: i for i, t in enumerate(terms)}
         formula = map_terms(node, lambda t: Term(str(index[t.key[0]])))
-        head = head_noun([t.text for t in terms])
+        # The kind of result comes from what is asked for: in "houseplants ...; avoid anything with ferns"
+        # the head noun "fern" would make every atom "{x} is a fern related to houseplants ...".  A head only
+        # a negated leaf has counts when the question names it outside its exclusions
+        # (`"set in Paris" AND NOT "comedy films"` for "films set in Paris but not comedies").
+        head = head_noun([t.text for t in positive_terms(node)])
+        if head is None:
+            head = head_noun([t.text for t in terms])
+            if head and question:
+                from ._guard import excluded_only_words  # late: the guard imports this module
+
+                if any(singular(w).lower() == head for w in excluded_only_words(question)):
+                    head = None
         return cls(
             question,
             tuple(statement_for((head and question_phrase(t.text, question)) or t.text, head=head) for t in terms),
