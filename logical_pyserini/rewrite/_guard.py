@@ -38,9 +38,8 @@ from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, i
 from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
-           "exclusion_scopes",
-           "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators", "narrow_negations",
-           "scope_trailing_exclusion", "unasked_disjunction"]
+           "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators",
+           "narrow_negations", "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -191,9 +190,12 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
     a garden"`` for "... and without a garden"): the cue is replaced by its
     positive form (``NOT "with a garden"``), unless ``question`` itself
     negates that phrase ("not without a garden") or the cue is capitalised
-    (``NOT "Never Let Me Go"`` names a title).  Other terms under a NOT are
-    left alone.  Only model rewrites pass through here: a title that
-    opens with "Not" would be lifted too.
+    (``NOT "Never Let Me Go"`` names a title).  A negation further inside a
+    NOT'd term (``NOT "houseplants that do not have ferns"``, also "don't"
+    and the other ``inner_negation_contractions``) goes the same way when
+    ``question`` is given and does not state that negated phrase itself;
+    without ``question`` such a term is left alone.  Only model rewrites
+    pass through here: a title that opens with "Not" would be lifted too.
     """
     from ._data import load_rules  # late: the rule data loads on first use
 
@@ -233,35 +235,28 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         return And((Term(" ".join(kept), term.retriever), negated))
 
     def undouble(node: Not) -> Not:
+        """A negation written inside a NOT'd term counts the question's negation twice; it becomes its
+        positive form ("without" -> "with", "don't" -> "do") or goes."""
         term = node.child
         if not isinstance(term, Term):
             return node
         words = term.text.split()
-        cue = words[0] if len(words) > 1 else ""
-        if cue not in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title, not a cue
-            return unnegate_inside(node)
-        negators = "|".join(re.escape(c) for c in sorted(cues.inner_negation, key=len, reverse=True))
-        if question and re.search(rf"\b(?:{negators})\s+" + re.escape(term.text), question, re.IGNORECASE):
-            return node  # the question does negate the negated phrase
-        positive = positives.get(cue)
-        return Not(Term(" ".join(([positive] if positive else []) + words[1:]), term.retriever))
-
-    def unnegate_inside(node: Not) -> Not:
-        """``NOT "houseplants that do not have ferns"`` for "avoid anything with ferns" negates twice: it
-        would ask OrLog for documents *with* ferns.  The inner negation goes (``"... that do have ferns"``;
-        "without" becomes "with") unless the question itself negates that phrase; without the question the
-        term is left alone."""
-        term = node.child
-        words = term.text.split()
-        lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
-        at = next((i for i, w in enumerate(lower) if i and i < len(words) - 1
-                   and (w in cues.inner_negation or w in cues.contractions)), None)
-        if at is None or not question:  # without the question there is no telling a double negation
-            return node
-        stated = " ".join(words[at:]).lower().replace("\u2019", "'")
-        if stated in " ".join(question.split()).lower().replace("\u2019", "'"):
-            return node  # the question negates that phrase itself ("but not those without a garden")
-        swap = positives.get(lower[at]) or cues.contractions.get(lower[at])
+        if len(words) > 1 and words[0] in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title
+            at = 0
+            negators = "|".join(re.escape(c) for c in sorted(cues.inner_negation, key=len, reverse=True))
+            if question and re.search(rf"\b(?:{negators})\s+" + re.escape(term.text), question, re.IGNORECASE):
+                return node  # the question does negate the negated phrase
+        else:  # inside: NOT "houseplants that do not have ferns" for "avoid anything with ferns" asks for ferns
+            lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
+            at = next((i for i, w in enumerate(lower) if i and i < len(words) - 1
+                       and (w in cues.inner_negation or w in cues.contractions)), None)
+            if at is None or not question:  # without the question there is no telling a double negation
+                return node
+            stated = " ".join(words[at:]).lower().replace("\u2019", "'")
+            if stated in " ".join(question.split()).lower().replace("\u2019", "'"):
+                return node  # the question negates that phrase itself ("but not those without a garden")
+        cue = words[at].lower().strip(",;:").replace("\u2019", "'")
+        swap = positives.get(cue) or cues.contractions.get(cue)
         return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever))
 
     def walk(node: Node) -> Node:
