@@ -844,7 +844,15 @@ def test_a_negation_inside_quotes_moves_out(query, expected):
      '"museums in Porto" AND NOT "museums lacking a garden"'),  # no negation word: nothing to undo
     ("Museums in Porto, but not museums without ponds", '"museums in Porto" AND NOT "museums without a garden"',
      '"museums in Porto" AND NOT "museums with a garden"'),
+    # the question states the negated phrase, but as its own single exclusion: still negated twice
+    ("Museums without a garden", 'NOT "museums without a garden"', 'NOT "museums with a garden"'),
+    ("Houseplants that do not have ferns", '"houseplants" AND NOT "houseplants that do not have ferns"',
+     '"houseplants" AND NOT "houseplants that do have ferns"'),
+    ("Museums with no café and without a garden", '"museums" AND NOT "café" AND NOT "without a garden"',
+     '"museums" AND NOT "café" AND NOT "with a garden"'),  # "no" excludes the café, not "without a garden"
     # ... unless the question negates that phrase itself
+    ("Museums in Porto, but not those without a garden", '"museums in Porto" AND NOT "without a garden"',
+     '"museums in Porto" AND NOT "without a garden"'),
     ("Museums in Porto, but not those without a garden", '"museums in Porto" AND NOT "museums without a garden"',
      '"museums in Porto" AND NOT "museums without a garden"'),
     ("Plants, but not plants that do not have ferns", 'NOT "plants that do not have ferns"',

@@ -39,13 +39,14 @@ from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
            "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators",
-           "narrow_negations", "scope_trailing_exclusion", "unasked_disjunction"]
+           "narrow_negations", "negates_negated_phrase", "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
 
 _TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()]")
 _SENTENCE_END = {".", "!", "?"}
+_CLAUSE_BREAKS = {"and", "or", "nor", "but"}  # a cue before one of these excludes something else
 
 
 @dataclass(frozen=True)
@@ -189,12 +190,14 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
     *opens* with a cue counts the question's negation twice (``NOT "without
     a garden"`` for "... and without a garden"): the cue is replaced by its
     positive form (``NOT "with a garden"``), unless ``question`` itself
-    negates that phrase ("not without a garden") or the cue is capitalised
+    negates that phrase (:func:`negates_negated_phrase`: "not without a
+    garden", "but not those without a garden") or the cue is capitalised
     (``NOT "Never Let Me Go"`` names a title).  A negation further inside a
     NOT'd term (``NOT "houseplants that do not have ferns"``, also "don't"
-    and the other ``inner_negation_contractions``) goes the same way when
-    ``question`` is given and does not state that negated phrase itself;
-    without ``question`` such a term is left alone.  Only model rewrites
+    and the other ``inner_negation_contractions``) goes the same way, by the
+    same test, when ``question`` is given ("Museums without a garden" read as
+    ``NOT "museums without a garden"`` becomes ``NOT "museums with a
+    garden"``); without ``question`` such a term is left alone.  Only model rewrites
     pass through here: a title that opens with "Not" would be lifted too.
     """
     from ._data import load_rules  # late: the rule data loads on first use
@@ -243,18 +246,14 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         words = term.text.split()
         if len(words) > 1 and words[0] in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title
             at = 0
-            negators = "|".join(re.escape(c) for c in sorted(cues.inner_negation, key=len, reverse=True))
-            if question and re.search(rf"\b(?:{negators})\s+" + re.escape(term.text), question, re.IGNORECASE):
-                return node  # the question does negate the negated phrase
         else:  # inside: NOT "houseplants that do not have ferns" for "avoid anything with ferns" asks for ferns
             lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
             at = next((i for i, w in enumerate(lower) if i and i < len(words) - 1
                        and (w in cues.inner_negation or w in cues.contractions)), None)
             if at is None or not question:  # without the question there is no telling a double negation
                 return node
-            stated = " ".join(words[at:]).lower().replace("\u2019", "'")
-            if stated in " ".join(question.split()).lower().replace("\u2019", "'"):
-                return node  # the question negates that phrase itself ("but not those without a garden")
+        if question and negates_negated_phrase(question, " ".join(words[at:])):
+            return node  # "not without a garden", "but not those without a garden": meant twice
         cue = words[at].lower().strip(",;:").replace("\u2019", "'")
         swap = positives.get(cue) or cues.contractions.get(cue)
         return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever))
@@ -343,6 +342,32 @@ def drop_kind_only_terms(tree: Node) -> Node:
         return children[0] if len(children) == 1 else type(node)(children)
 
     return walk(tree)
+
+
+def negates_negated_phrase(question: str, phrase: str) -> bool:
+    """True when ``question`` states ``phrase`` (which opens with a negation: "without a garden") right after an
+    exclusion cue of its own, i.e. negates it twice on purpose.
+
+    The cue may sit up to three words before the phrase, with no punctuation
+    or "and" / "or" / "but" between them:
+    "not without a garden", "but not those without a garden", "but not plants
+    that do not have ferns".  A phrase the question does not state, or states
+    with no cue before it ("Museums without a garden"), is not negated twice:
+    a rewrite's ``NOT "museums without a garden"`` for it asks for gardens.
+    """
+    cues = _cues()
+    tokens = _TOKEN.findall(normalize_text(question).replace("\u2019", "'").lower())
+    wanted = _TOKEN.findall(phrase.replace("\u2019", "'").lower())
+    negators = (*cues.strong, *cues.weak, *((c,) for c in cues.inner_negation))
+    for k in range(len(tokens) - len(wanted) + 1):
+        if not wanted or tokens[k : k + len(wanted)] != wanted:
+            continue
+        for end in range(k - 1, max(k - 5, -1), -1):  # the cue's last token: 0-3 words between it and the phrase
+            if any(end + 1 >= len(c) and tuple(tokens[end + 1 - len(c) : end + 1]) == c for c in negators):
+                return True
+            if not tokens[end][0].isalnum() or tokens[end] in _CLAUSE_BREAKS:  # "no café and without a garden"
+                break
+    return False
 
 
 def _operator_cues(question: str) -> tuple[list[int], list[int]]:
