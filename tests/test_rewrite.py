@@ -581,6 +581,36 @@ def test_openai_decompose_gives_the_models_own_predicates(stub):
     assert "names atom 1" in stub.requests[1]["body"]["messages"][-1]["content"]
 
 
+def test_openai_decompose_repairs_an_atom_negated_twice(stub):
+    # NOT over "{x} does not have ferns" for "avoid anything with ferns" would ask OrLog for ferns.
+    question = "Houseplants for low light; avoid anything with ferns."
+    twice = {"atoms": ["{x} is a houseplant for low light", "{x} does not have ferns"], "formula": "0 AND NOT 1"}
+    good = {"atoms": ["{x} is a houseplant for low light", "{x} has ferns"], "formula": "0 AND NOT 1"}
+    stub.replies = [json.dumps(twice), json.dumps(good)]
+    d = _openai(stub).decompose(question)
+    assert d.source == "repaired" and d.atoms[1] == "{x} has ferns"
+    assert "negates them again" in stub.requests[1]["body"]["messages"][-1]["content"]
+    # twice wrong: the rules answer; a negated atom the formula does not negate again is fine as it is
+    stub.replies = [json.dumps(twice), json.dumps(twice)]
+    assert _openai(stub).decompose(question).source == "fallback"
+    once = {"atoms": ["{x} is a houseplant for low light", "{x} does not have ferns"], "formula": "0 AND 1"}
+    stub.replies = [json.dumps(once)]
+    assert _openai(stub).decompose(question).source == "llm"
+
+
+@pytest.mark.parametrize("question, atom, expected", [
+    ("Houseplants; avoid anything with ferns", "{x} does not have ferns", [1]),
+    ("Plants, but not plants that do not have ferns", "{x} does not have ferns", []),  # meant twice
+    ("Restaurants that are not without a garden", "{x} is without a garden", []),
+    ("Museums without a garden", "{x} is a museum without a garden", [1]),
+    ("Museums without a garden", "{x} is a museum with a garden", []),
+])
+def test_doubly_negated_atoms(question, atom, expected):
+    from logical_pyserini.rewrite._guard import doubly_negated_atoms
+
+    assert doubly_negated_atoms(question, ["{x} is a place", atom], parse_query('"0" AND NOT "1"')) == expected
+
+
 def test_openai_garbage_falls_back(stub):
     rw, rewrite = _ask_stub(stub, ["I think you want dog stories!", "Sorry, here: dogs, no cats"])
     assert (rewrite.source, rewrite.query) == ("fallback", str(narrow_negations(RuleRewriter().tree(QUESTION))))
@@ -638,6 +668,39 @@ def test_cli_rules_tsv_end_to_end(tmp_path, capsys):
     rows = [json.loads(line) for line in dec.read_text().splitlines()]
     assert [r["qid"] for r in rows] == ["q1", "q2"] and rows[1]["formula"] == "0 AND NOT 1"
     assert "rewrote 2 topics" in capsys.readouterr().out
+
+
+def test_cli_decompositions_are_what_search_judges_for_the_guarded_query(tmp_path):
+    # The guard turns this long question into the question as positive leaf plus the confirmed exclusion; the
+    # decomposition written must be that query's, not the rules' fragments.
+    question = "I'm planning a trip and want museums in Lisbon, but please leave out anything about tiles."
+    topics = tmp_path / "t.tsv"
+    topics.write_text(f"q1\t{question}\n")
+    out, dec = tmp_path / "o.tsv", tmp_path / "d.jsonl"
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--quiet"]) == 0
+    query = parse_query(out.read_text().split("\t", 1)[1])
+    row = json.loads(dec.read_text())
+    assert row["formula"] == "0 AND NOT 1" and row["leaves"][1] == "tiles"
+    assert Decomposition.from_dict(row).to_tree() == query
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--guard", "off",
+                     "--quiet"]) == 0
+    assert parse_query(out.read_text().split("\t", 1)[1]) != query  # the unguarded rules' fragments differ
+
+
+def test_cli_unwritable_output_is_one_line_and_leaves_no_partial_file(tmp_path, capsys):
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tBirds of Chile or Peru\n")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert cli_main(["--topics", str(topics), "--output", str(blocker / "o.tsv"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and len(err.strip().splitlines()) == 1
+    # an existing output stays whole when the decompositions cannot be written
+    out = tmp_path / "o.tsv"
+    out.write_text("old\n")
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(blocker / "d.jsonl"),
+                     "--quiet"]) == 2
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["file", "o.tsv", "t.tsv"]
 
 
 def test_cli_jsonl_with_openai_stub_and_cache(tmp_path, capsys, stub):

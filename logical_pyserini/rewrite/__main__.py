@@ -15,18 +15,24 @@ CLI reads.  Exit status: 0 on success, 2 on bad arguments or input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
 from pathlib import Path
 
+from .._io import OutputError, atomic_write
 from .._resources import resolve_topics
 from .._topics import TopicsError
 from ..models import ModelError
 from ._factory import SPEC_HELP, get_rewriter
+from ..query import Term
 from ._guard import guard_rewrite
+from ._types import Decomposition, Rewrite
 
 __all__ = ["main"]
+
+log = logging.getLogger("logical_pyserini.rewrite")
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -37,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--output", required=True, type=Path, help="logical topics TSV to write")
     ap.add_argument("--rewriter", default="rules", help=f"{SPEC_HELP} (default: rules)")
     ap.add_argument("--cache", type=Path, help="SQLite cache of model answers (LLM rewriters)")
-    ap.add_argument("--decompose", type=Path, metavar="FILE", help="also write OrLog-style decompositions (JSONL)")
+    ap.add_argument("--decompose", type=Path, metavar="FILE",
+                    help="also write the OrLog decomposition of each written query (JSONL: atoms, leaves, formula), "
+                    "the predicates search --rerank orlog judges for it")
     ap.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     ap.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY)")
     ap.add_argument("--max-new-tokens", type=int, help="generation limit per model reply")
@@ -69,25 +77,29 @@ def main(argv: list[str] | None = None) -> int:
 
     from tqdm import tqdm
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    decomp = None
-    if args.decompose:
-        args.decompose.parent.mkdir(parents=True, exist_ok=True)
-        decomp = args.decompose.open("w", encoding="utf-8")
     sources: dict[str, int] = {}
+    # Both files appear whole or not at all (a crash or Ctrl-C mid-run leaves the old ones in place).
     try:
-        with args.output.open("w", encoding="utf-8") as out:
+        with contextlib.ExitStack() as stack:
+            out = stack.enter_context(atomic_write(args.output))
+            decomp = stack.enter_context(atomic_write(args.decompose)) if args.decompose else None
             for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None, file=sys.stderr):
-                rewrite = guard_rewrite(rewriter.rewrite(text), args.guard)
+                try:
+                    rewrite = guard_rewrite(rewriter.rewrite(text), args.guard)
+                    # What search's OrLog judges for this rewrite: the guard's tree when it changed it.
+                    d = rewrite.decomposition or Decomposition.from_tree(rewrite.tree, text, rewrite.source)
+                except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
+                    log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
+                              qid, type(exc).__name__, exc)
+                    rewrite = Rewrite(text, str(Term(text)), Term(text), "error")
+                    d = Decomposition.from_tree(rewrite.tree, text, "error")
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:
-                    d = rewrite.decomposition or rewriter.decompose(text)
-                    row = {"qid": qid, **d.to_dict()}
-                    decomp.write(json.dumps(row, ensure_ascii=False) + "\n")
-    finally:
-        if decomp is not None:
-            decomp.close()
+                    decomp.write(json.dumps({"qid": qid, **d.to_dict()}, ensure_ascii=False) + "\n")
+    except OutputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     stats = dict(rewriter.stats)
     summary = ", ".join(f"{k}={v}" for k, v in sorted(sources.items()))

@@ -37,9 +37,9 @@ from importlib import resources
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
+__all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
            "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators",
-           "narrow_negations", "negates_negated_phrase", "scope_trailing_exclusion", "unasked_disjunction"]
+           "narrow_negations", "negates_negated_phrase", "negation_at", "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -244,14 +244,9 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
         if not isinstance(term, Term):
             return node
         words = term.text.split()
-        if len(words) > 1 and words[0] in cues.inner_negation:  # lower case only: "Never Let Me Go" is a title
-            at = 0
-        else:  # inside: NOT "houseplants that do not have ferns" for "avoid anything with ferns" asks for ferns
-            lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
-            at = next((i for i, w in enumerate(lower) if i and i < len(words) - 1
-                       and (w in cues.inner_negation or w in cues.contractions)), None)
-            if at is None or not question:  # without the question there is no telling a double negation
-                return node
+        at = negation_at(words)
+        if at is None or (at and not question):  # inside a phrase, only the question tells a double negation
+            return node
         if question and negates_negated_phrase(question, " ".join(words[at:])):
             return node  # "not without a garden", "but not those without a garden": meant twice
         cue = words[at].lower().strip(",;:").replace("\u2019", "'")
@@ -342,6 +337,36 @@ def drop_kind_only_terms(tree: Node) -> Node:
         return children[0] if len(children) == 1 else type(node)(children)
 
     return walk(tree)
+
+
+def negation_at(words: list[str]) -> int | None:
+    """Where a phrase carries a negation of its own: a lower-case leading cue (``without a garden``; ``Never Let
+    Me Go`` is a title) or one inside it (``houseplants that do not have ferns``, ``don't``); else None."""
+    cues = _cues()
+    if len(words) > 1 and words[0] in cues.inner_negation:
+        return 0
+    lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
+    return next((i for i, w in enumerate(lower) if i and i < len(words) - 1
+                 and (w in cues.inner_negation or w in cues.contractions)), None)
+
+
+def doubly_negated_atoms(question: str, atoms: tuple[str, ...] | list[str], formula: Node) -> list[int]:
+    """Atoms a decomposition negates although their statement is already negative and the question negates
+    the thing only once: ``NOT 1`` with atom 1 ``"{x} does not have ferns"`` for "avoid anything with ferns".
+
+    ``formula`` is the id tree (``Decomposition.formula_tree()``); the same
+    test as for a rewrite's NOT'd terms (:func:`negation_at`,
+    :func:`negates_negated_phrase`).
+    """
+    out = []
+    for term, negated in iter_terms(formula):
+        i = int(term.text)
+        words = atoms[i].replace("{x}", " ").split()
+        at = negation_at(words)
+        if negated and at is not None and not negates_negated_phrase(question, " ".join(words[at:])) \
+                and i not in out:
+            out.append(i)
+    return out
 
 
 def negates_negated_phrase(question: str, phrase: str) -> bool:

@@ -8,9 +8,9 @@ import logging
 from typing import Any, Callable, TypeVar
 
 from ..prompts import fill, load_prompt
-from ..query import Node, Or, normalize_text
-from ._guard import (excluded_positive_terms, lift_inner_negations, missing_operators, narrow_negations,
-                     scope_trailing_exclusion, unasked_disjunction)
+from ..query import Node, Or, normalize_text, parse_query
+from ._guard import (doubly_negated_atoms, excluded_positive_terms, lift_inner_negations, missing_operators,
+                     narrow_negations, scope_trailing_exclusion, unasked_disjunction)
 from ._rules import RuleRewriter, split_clauses
 from ._types import Decomposition, Rewrite, RewriteError
 from ._validate import validate_decomposition, validate_query
@@ -149,7 +149,15 @@ class LLMRewriter:
 
     def decompose(self, question: str) -> Decomposition:
         """Atoms (the model's own predicates and search phrases) and formula as JSON, else from the rules."""
-        check = lambda answer, first: validate_decomposition(answer, question, max_atoms=self.max_leaves)  # noqa: E731
+        def check(answer: str, first: bool) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+            atoms, leaves, formula = validate_decomposition(answer, question, max_atoms=self.max_leaves)
+            # NOT over "{x} does not have ferns" for "avoid anything with ferns" asks for ferns: repair, else rules.
+            twice = doubly_negated_atoms(question, atoms, parse_query(formula))
+            if twice:
+                raise RewriteError(f"atom(s) {twice} state a negation and the formula negates them again, but the "
+                                   "request negates that only once: state the atom positively and keep the NOT")
+            return atoms, leaves, formula
+
         parts, source, tokens = self._ask(self.decompose_prompt, question, check)
         if parts is None:
             return Decomposition.from_tree(self.fallback.tree(question), question, "fallback")
