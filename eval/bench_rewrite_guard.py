@@ -5,7 +5,8 @@
 Two sets: ``eval/longq`` (42 hand-written long questions, 35 with an exclusion
 written in varied natural styles and 7 controls whose "not" / "without" is part
 of the need; built by ``eval/longq_build.py``) and the demo's 160 English
-questions.  Every run goes through ``python -m logical_pyserini.search``:
+questions; ``--longq eval/longq2`` / ``eval/longq3`` (20 questions each, written later to check the guard on
+questions it was not written for) replace the first set.  Every run goes through ``python -m logical_pyserini.search``:
 ``--plain`` on the question, ``--rewrite R --rewrite-guard off|on|propose``, and
 ``--plain boolean`` on the same rewrites (the Boolean peer).  Reports the
 seed-000 measures, paired sign tests against plain BM25 and the number of
@@ -68,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, rules:explicit, llm, llm:MODEL).")
     p.add_argument("--long-only", action="store_true", help="Only the long questions (not the demo's 160).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
+    p.add_argument("--longq", default=str(LONGQ), metavar="DIR",
+                   help="Long-question set built by eval/longq_build.py (eval/longq2: held out, written after the "
+                   "guard's cue lists); a set other than eval/longq names the results file after it.")
     args = p.parse_args(argv)
+    longq = Path(args.longq)
 
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
@@ -81,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
                    "rewrite.")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        sets = [("Long questions (eval/longq: 42 questions, 434 articles)", LONGQ / "corpus.jsonl",
-                 LONGQ / "topics.tsv", LONGQ / "qrels.txt", LONGQ / "metadata.jsonl", "kind")]
+        n_questions = sum(1 for line in (longq / "topics.tsv").read_text(encoding="utf-8").splitlines() if line)
+        n_docs = sum(1 for line in (longq / "corpus.jsonl").read_text(encoding="utf-8").splitlines() if line)
+        sets = [(f"Long questions ({longq.parent.name}/{longq.name}: {n_questions} questions, {n_docs} articles)",
+                 longq / "corpus.jsonl", longq / "topics.tsv", longq / "qrels.txt", longq / "metadata.jsonl", "kind")]
         if not args.quick and not args.long_only:
             sets.append(("Demo English questions (160)", DEMO_DIR / "corpus.jsonl", DEMO_DIR / "topics.natural.tsv",
                          DEMO_DIR / "qrels.txt", DEMO_DIR / "metadata.jsonl", "negations"))
@@ -93,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             out.mkdir()
             paths = _runs(str(index), topics, args.rewriter, out, args.quick, args.model_cache)
             lines += _section(title, qrels, meta, paths, field)
-    name = f"rewrite_guard_{args.rewriter.replace(':', '-').replace('/', '_')}.md"
+    suffix = "" if longq.resolve() == LONGQ.resolve() else f"_{longq.name}"
+    name = f"rewrite_guard_{args.rewriter.replace(':', '-').replace('/', '_')}{suffix}.md"
     path = write_lines(Path(args.results) / name, lines)
     print("\n".join(lines))
     log(f"[guard] written {path}")

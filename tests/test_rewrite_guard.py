@@ -149,3 +149,46 @@ def test_the_scope_word_limit_holds_per_listed_item():
     # an item without a list word is still cut at the limit
     (_, _, start, end), = exclusion_scopes("Hotels excluding " + " ".join(f"w{i}" for i in range(20)))
     assert end - start == 10
+
+
+@pytest.mark.parametrize("question, excluded, positive_lacks", [
+    # a relative clause after filler only stays in the scope
+    ("Articles on renewable energy subsidies in developing countries, just not the ones that talk about nuclear "
+     "power.", ("nuclear power",), "nuclear"),
+    ("Films set in Lisbon, excluding any that mention Porto", ("Porto",), "Porto"),
+    ("Museums in Paris, but not those that are art museums", ("art",), "art"),
+    # an anaphoric exclusion points back to its sentence's subject
+    ("Castles in Scotland with gardens. Edinburgh Castle is too crowded, so not that one.", ("Edinburgh Castle",),
+     "Edinburgh"),
+    ("Reports on coral bleaching. The Great Barrier Reef is covered everywhere, so don't include it.",
+     ("Great Barrier Reef",), "Barrier"),
+    ("Novels set in Paris. Les Miserables is overdone, so skip it.", ("Les Miserables",), "Miserables"),
+    ("Histories of Venice. John Julius Norwich gets quoted everywhere, skip him.", ("John Julius Norwich",),
+     "Norwich"),
+    ("Ski resorts in Austria. The Arlberg region is too pricey, so leave that out.", ("Arlberg region",), "Arlberg"),
+    ("Surf camps in Morocco. Taghazout is the one everyone books, so something else please.", ("Taghazout",),
+     "Taghazout"),
+    ("Jazz clubs in Paris. Le Duc des Lombards is booked, so that one is off the table.",
+     ("Le Duc des Lombards",), "Lombards"),
+    # a trailing "is not an option" points back; a cue then a relative clause; verbs of mention are filler
+    ("Bread recipes with whole grains. Spelt is not an option for me.", ("Spelt",), "Spelt"),
+    ("Cookbooks on Korean food, but nothing that relies on gochujang.", ("gochujang",), "gochujang"),
+    ("Explainers on batteries, not those that discuss lithium mining.", ("lithium mining",), "lithium"),
+])
+def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, excluded, positive_lacks):
+    d = guard_decision(RuleRewriter().rewrite(question), propose=True)
+    assert d.kept == excluded
+    assert positive_lacks not in d.tree.children[0].text  # the excluded thing no longer rewards documents
+
+
+@pytest.mark.parametrize("question", [
+    "Cafés in Rome. The service is slow, so not that one.",  # the subject names nothing: no exclusion
+    "Museums in Paris, not the ones I visited",  # "I" ends the scope: nothing to exclude
+    "Hotels in Porto. Breakfast is included, so that one is fine.",  # no cue at all
+    "Restaurants in Porto. Casa Guedes is great, not that one is bad",  # the cue is not followed by anaphors only
+    # a negation in a clause opened by "who" / "where" describes what is asked for
+    "Tips for hiking with a dog who does not like water.",
+    "Novels where the narrator never reveals her name.",
+])
+def test_no_anaphoric_exclusion_without_a_named_subject_and_a_bare_anaphor(question):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == ()

@@ -72,6 +72,12 @@ class _Cues:
     conjunction: tuple[tuple[str, ...], ...] = ()  # "both": the request joins its conditions with AND
     stopwords: frozenset[str] = frozenset()  # a trusted positive leaf neither starts nor ends with one
     contractions: dict[str, str] = field(default_factory=dict)  # "don't" -> "do": a negation inside one word
+    relative: frozenset[str] = frozenset()  # "that": after filler only ("not the ones that ..."), not a boundary
+    anaphors: frozenset[str] = frozenset()  # "it", "that one": a cue followed only by these points back
+    copulas: frozenset[str] = frozenset()  # "is": ends the subject an anaphoric exclusion points back to
+    anaphoric: tuple[tuple[str, ...], ...] = ()  # "leave that out": a cue that points back by itself
+    property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
+    split: dict[str, frozenset[str]] = field(default_factory=dict)  # "leave" ... "out": a cue around its scope
 
 
 @lru_cache(maxsize=1)
@@ -90,7 +96,10 @@ def _cues() -> _Cues:
                  int(data["max_scope_words"]), int(data["reliable_max_words"]), data["version"],
                  seqs("disjunction"), frozenset(data.get("inner_negation", ())), seqs("inner_negation_lead_in"),
                  frozenset(data.get("generic_heads", ())), tuple(data.get("inner_negation_positive", {}).items()),
-                 seqs("conjunction"), frozenset(data["stopwords"]), dict(data.get("inner_negation_contractions", {})))
+                 seqs("conjunction"), frozenset(data["stopwords"]), dict(data.get("inner_negation_contractions", {})),
+                 frozenset(data.get("relative_words", ())), frozenset(data.get("anaphors", ())),
+                 frozenset(data.get("copulas", ())), seqs("anaphoric_cues"), seqs("property_relatives"),
+                 {k: frozenset(v) for k, v in data.get("split_cues", {}).items()})
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -422,13 +431,17 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     Tokens are words and punctuation of ``question`` (lower-cased).  A scope runs
     from its cue to the next punctuation mark or boundary word (at most
     ``max_scope_words`` tokens per item of a list joined by "or" / "as well
-    as"); a trailing cue ("X is off the table") scopes
-    backwards.  Weak cues ("not", "without") count only in a request, not in a
+    as"; a relative word right after filler does not end it: "not the ones
+    that talk about X"); a trailing cue ("X is off the table") scopes
+    backwards, and so does a cue followed only by anaphors to the end of its
+    sentence, to the sentence's subject ("Edinburgh Castle is too crowded, so
+    not that one").  Weak cues ("not", "without") count only in a request, not in a
     sentence that asks about a fact ("Why do cats not like water?") and not
     right after "when" / "if".
     """
     cues = _cues()
-    tokens = [t for t in _TOKEN.findall(question.replace("\u2019", "'").lower())]
+    written = _TOKEN.findall(question.replace("\u2019", "'"))
+    tokens = [t.lower() for t in written]
     sentence_start = 0
     scopes = []
     i = 0
@@ -437,13 +450,23 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             sentence_start = i + 1
             i += 1
             continue
-        n, kind = _match(tokens, i, cues.strong), "strong"
+        n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
+        if not n:
+            n, kind = _match(tokens, i, cues.strong), "strong"
+        if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
+            close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
+                          if tokens[j] in cues.split[tokens[i]] or not _inside(tokens[j], cues)), None)
+            if close is not None and tokens[close] in cues.split[tokens[i]]:
+                scopes.append((i, i + 1, i + 1, close))
+                i = close + 1
+                continue
         if not n:
             n, kind = _match(tokens, i, cues.trailing), "trailing"
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and (_match(tokens, sentence_start, cues.fact_starts)
-                      or cues.condition & set(tokens[max(sentence_start, i - 2) : i])):
+                      or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
+                      or _after_property_relative(tokens, sentence_start, i, cues)):
                 n = 0
         if not n:
             i += 1
@@ -452,17 +475,96 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             start = i
             while start > sentence_start and start > i - cues.max_scope_words and _inside(tokens[start - 1], cues):
                 start -= 1
-            scopes.append((i, i + n, start, i))
+            back = None
+            if all(t in cues.ignore | cues.anaphors for t in tokens[start:i]):  # "so that one is off the table"
+                p = start
+                while p > sentence_start and tokens[p - 1] in cues.ignore | cues.anaphors | cues.boundary:
+                    p -= 1
+                if cues.anaphors & set(tokens[p:i]):
+                    back = _named_subject(tokens, written, sentence_start, p, cues)
+            scopes.append((i, i + n, *back) if back else (i, i + n, start, i))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
             end = item = i + n
-            while end < len(tokens) and end < item + cues.max_scope_words and _inside(tokens[end], cues):
-                step = _match(tokens, end, cues.lists)
+            while end < len(tokens) and end < item + cues.max_scope_words and (
+                    _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
+                    or _and_between_names(written, i + n, end)):
+                step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            scopes.append((i, i + n, i + n, end))
+            back = _anaphoric_subject(tokens, written, sentence_start, i, n, kind == "anaphoric", cues)
+            # the anaphors count as the cue's: they leave the positive text with it
+            scopes.append((i, back[2], back[0], back[1]) if back else (i, i + n, i + n, end))
         i += n
     return scopes
+
+
+def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
+    """True when the scope so far and the token at ``at`` are filler or demonstratives leading to a relative word:
+    "not the ones *that* talk about X", "but not *those* that are art museums" (not "not that one")."""
+    loose = cues.ignore | cues.anaphors
+    if not all(t in loose for t in tokens[start:at]):
+        return False
+    j = at
+    while j < len(tokens) and tokens[j] in loose and tokens[j] not in cues.relative:
+        j += 1
+    return start < j < len(tokens) and tokens[j] in cues.relative
+
+
+def _and_between_names(written: list[str], start: int, at: int) -> bool:
+    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul" lists two exclusions."""
+    return (written[at].lower() == "and" and at + 1 < len(written) and written[at + 1][:1].isupper()
+            and any(w[:1].isupper() for w in written[start:at]))
+
+
+def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the weak cue at ``i`` sits in a clause opened by "who" / "where" / "in which": "a toddler who does
+    not sleep on planes" asks for that toddler; it excludes nothing."""
+    for j in range(i - 1, max(sentence_start, i - 6) - 1, -1):
+        if any(tuple(tokens[j - len(seq) + 1 : j + 1]) == seq for seq in cues.property_relatives):
+            return True
+        if not tokens[j][0].isalnum() or tokens[j] in cues.boundary:
+            return False
+    return False
+
+
+def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int,
+                       pointing: bool, cues: _Cues) -> tuple[int, int, int] | None:
+    """``(subject_start, subject_end, cue_end)`` for an exclusion that points back, else None.
+
+    "Edinburgh Castle is too crowded, so not that one.", "The Great Barrier
+    Reef is covered everywhere, so don't include it.", "The Matterhorn area
+    is always packed, so leave that out." (``pointing``: the cue carries its
+    own anaphor): the cue at ``i`` is followed only by anaphors and filler up
+    to the end of its sentence, and the sentence opens with a named subject
+    (:func:`_named_subject`).
+    """
+    loose = cues.ignore | cues.anaphors
+    end = i + n
+    while end < len(tokens) and tokens[end] in loose:
+        end += 1
+    if end < len(tokens) and tokens[end] not in _SENTENCE_END:
+        return None
+    if not (pointing or cues.anaphors & set(tokens[i + n : end])):
+        return None
+    subject = _named_subject(tokens, written, sentence_start, i, cues)
+    return (*subject, end) if subject else None
+
+
+def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
+                   cues: _Cues) -> tuple[int, int] | None:
+    """The words before the sentence's first copula ("is", "gets", ...) ahead of ``before``, when they are at
+    most ``max_scope_words`` words with no boundary and name something (``written``: the tokens as written)."""
+    copula = next((j for j in range(sentence_start, before) if tokens[j] in cues.copulas), None)
+    if copula is None or copula == sentence_start or copula - sentence_start > cues.max_scope_words:
+        return None
+    subject = written[sentence_start:copula]
+    if not all(_inside(t, cues) for t in tokens[sentence_start:copula]):
+        return None
+    # A name, not "The service is slow, so not that one": a capital past the sentence's first word, or one word.
+    if not (any(w[:1].isupper() for w in subject[1:]) or (len(subject) == 1 and subject[0][:1].isupper())):
+        return None
+    return sentence_start, copula
 
 
 def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:
