@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -33,8 +34,9 @@ def _fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def _ensure(corpus: Path, index: Path, build, done: str) -> None:
+def _ensure(corpus: str | os.PathLike, index: str | os.PathLike, build, done: str) -> None:
     """Build ``index`` with ``build(corpus, index)`` unless one built from this exact corpus exists."""
+    corpus, index = Path(corpus), Path(index)
     stamp = index / "corpus.sha256"
     if stamp.is_file() and stamp.read_text().strip() == _fingerprint(corpus):
         print(f"[demo] {index} is up to date", file=sys.stderr)
@@ -44,14 +46,14 @@ def _ensure(corpus: Path, index: Path, build, done: str) -> None:
     print(f"[demo] {done} {n} documents into {index}", file=sys.stderr)
 
 
-def ensure_index(corpus: Path, index: Path) -> None:
+def ensure_index(corpus: str | os.PathLike, index: str | os.PathLike) -> None:
     """Build the demo's Lucene index unless one built from this exact corpus exists."""
     from .index import build_lucene_index
 
     _ensure(corpus, index, lambda c, i: build_lucene_index(c, i, overwrite=True), "indexed")
 
 
-def ensure_dense_index(corpus: Path, index: Path) -> None:
+def ensure_dense_index(corpus: str | os.PathLike, index: str | os.PathLike) -> None:
     """Build the demo's Faiss index (packaged MiniLM encoder) unless one built from this exact corpus exists."""
     from .index import build_faiss_index
 

@@ -192,3 +192,19 @@ def test_repeated_queries_reuse_their_plan_and_rank_the_same(museum_index, monke
         s.search(f"museum AND NOT {word}", 3)
         assert len(s._plans) <= 5
     assert [(h.docid, h.score) for h in s.search(QUERY, 10)] == first
+
+
+def test_ensure_index_takes_str_paths_and_rebuilds_only_for_a_changed_corpus(tmp_path, capsys):
+    from conftest import write_corpus
+
+    from logical_pyserini.demo import ensure_index
+
+    corpus = write_corpus(tmp_path / "c.jsonl", [("d1", "museums in Porto"), ("d2", "bridges in Lisbon")])
+    index = tmp_path / "idx"
+    ensure_index(str(corpus), str(index))  # plain strings, as a script passes them
+    assert "indexed 2 documents" in capsys.readouterr().err
+    ensure_index(str(corpus), str(index))
+    assert "up to date" in capsys.readouterr().err
+    write_corpus(corpus, [("d1", "museums in Porto"), ("d2", "bridges in Lisbon"), ("d3", "parks in Madrid")])
+    ensure_index(corpus, index)
+    assert "indexed 3 documents" in capsys.readouterr().err
