@@ -37,9 +37,10 @@ from importlib import resources
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
 from ._types import Rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words", "excluded_positive_terms",
-           "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations", "missing_operators",
-           "narrow_negations", "negates_negated_phrase", "negation_at", "scope_trailing_exclusion", "unasked_disjunction"]
+__all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words",
+           "excluded_positive_terms", "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations",
+           "missing_operators", "narrow_negations", "negates_negated_phrase", "negation_at",
+           "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
@@ -372,8 +373,8 @@ def doubly_negated_atoms(question: str, atoms: tuple[str, ...] | list[str], form
         i = int(term.text)
         words = atoms[i].replace("{x}", " ").split()
         at = negation_at(words)
-        if negated and at is not None and not negates_negated_phrase(question, " ".join(words[at:])) \
-                and i not in out:
+        if negated and at is not None and i not in out \
+                and not negates_negated_phrase(question, " ".join(words[at:])):
             out.append(i)
     return out
 
@@ -434,10 +435,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     as"; a relative word right after filler does not end it: "not the ones
     that talk about X"); a trailing cue ("X is off the table") scopes
     backwards, and so does a cue followed only by anaphors to the end of its
-    sentence, to the sentence's subject ("Edinburgh Castle is too crowded, so
-    not that one").  Weak cues ("not", "without") count only in a request, not in a
-    sentence that asks about a fact ("Why do cats not like water?") and not
-    right after "when" / "if".
+    sentence, to the sentence's named subject ("Edinburgh Castle is too
+    crowded, so not that one"); a split cue encloses its scope ("leave
+    pesticides out of it"); "and" between names continues a list ("excluding
+    Tokyo and Seoul").  Weak cues ("not", "without") count only in a request,
+    not in a sentence that asks about a fact ("Why do cats not like water?"),
+    not right after "when" / "if", and not in a clause opened by "who" /
+    "where" / "in which" ("a toddler who does not sleep on planes").
     """
     cues = _cues()
     written = _TOKEN.findall(question.replace("\u2019", "'"))
