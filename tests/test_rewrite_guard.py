@@ -174,6 +174,11 @@ def test_the_scope_word_limit_holds_per_listed_item():
     ("Bread recipes with whole grains. Spelt is not an option for me.", ("Spelt",), "Spelt"),
     ("Cookbooks on Korean food, but nothing that relies on gochujang.", ("gochujang",), "gochujang"),
     ("Explainers on batteries, not those that discuss lithium mining.", ("lithium mining",), "lithium"),
+    # guard-7: idioms of having had enough, trailing judgements, names joined by "and" before a trailing cue
+    ("Guides to Roman history; I'm tired of Julius Caesar biographies though.", ("Julius Caesar",),
+     "Caesar"),
+    ("Ski towns in the Alps. Zermatt and Verbier are too busy for us.", ("Zermatt Verbier",), "Verbier"),
+    ("Histories of aviation. The Wright brothers have been done to death.", ("Wright brothers",), "Wright"),
 ])
 def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, excluded, positive_lacks):
     d = guard_decision(RuleRewriter().rewrite(question), propose=True)
@@ -189,6 +194,8 @@ def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, exc
     # a negation in a clause opened by "who" / "where" describes what is asked for
     "Tips for hiking with a dog who does not like water.",
     "Novels where the narrator never reveals her name.",
+    # a capitalised cue inside a sentence is a title word
+    "Reviews of the film Never Say Never Again with Sean Connery",
 ])
 def test_no_anaphoric_exclusion_without_a_named_subject_and_a_bare_anaphor(question):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == ()

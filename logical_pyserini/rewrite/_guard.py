@@ -469,6 +469,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and (_match(tokens, sentence_start, cues.fact_starts)
+                      or (i > sentence_start and written[i][:1].isupper())  # a title: "the novel Never Let Me Go"
                       or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
                       or _after_property_relative(tokens, sentence_start, i, cues)):
                 n = 0
@@ -477,7 +478,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             continue
         if kind == "trailing":
             start = i
-            while start > sentence_start and start > i - cues.max_scope_words and _inside(tokens[start - 1], cues):
+            while start > sentence_start and start > i - cues.max_scope_words and (
+                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, back=True)):
                 start -= 1
             back = None
             if all(t in cues.ignore | cues.anaphors for t in tokens[start:i]):  # "so that one is off the table"
@@ -515,10 +517,14 @@ def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) 
     return start < j < len(tokens) and tokens[j] in cues.relative
 
 
-def _and_between_names(written: list[str], start: int, at: int) -> bool:
-    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul" lists two exclusions."""
-    return (written[at].lower() == "and" and at + 1 < len(written) and written[at + 1][:1].isupper()
-            and any(w[:1].isupper() for w in written[start:at]))
+def _and_between_names(written: list[str], start: int, at: int, back: bool = False) -> bool:
+    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul", and scanning ``back`` from a
+    trailing cue at ``start``, "Mykonos and Santorini are too busy", list two exclusions."""
+    if written[at].lower() != "and":
+        return False
+    if back:
+        return at > 0 and written[at - 1][:1].isupper() and written[start][:1].isupper()
+    return at + 1 < len(written) and written[at + 1][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
 
 
 def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
