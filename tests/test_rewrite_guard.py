@@ -196,6 +196,9 @@ def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, exc
     "Novels where the narrator never reveals her name.",
     # a capitalised cue inside a sentence is a title word
     "Reviews of the film Never Say Never Again with Sean Connery",
+    # "without" after a verb of getting by states the need
+    "Ferns that survive without direct sunlight on a shaded patio",
+    "How to live without a car in Los Angeles",
 ])
 def test_no_anaphoric_exclusion_without_a_named_subject_and_a_bare_anaphor(question):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == ()

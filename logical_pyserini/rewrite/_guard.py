@@ -79,6 +79,7 @@ class _Cues:
     anaphoric: tuple[tuple[str, ...], ...] = ()  # "leave that out": a cue that points back by itself
     property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
     split: dict[str, frozenset[str]] = field(default_factory=dict)  # "leave" ... "out": a cue around its scope
+    need_verbs: tuple[tuple[str, ...], ...] = ()  # "survive without much light": what is asked for
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +101,7 @@ def _cues() -> _Cues:
                  seqs("conjunction"), frozenset(data["stopwords"]), dict(data.get("inner_negation_contractions", {})),
                  frozenset(data.get("relative_words", ())), frozenset(data.get("anaphors", ())),
                  frozenset(data.get("copulas", ())), seqs("anaphoric_cues"), seqs("property_relatives"),
-                 {k: frozenset(v) for k, v in data.get("split_cues", {}).items()})
+                 {k: frozenset(v) for k, v in data.get("split_cues", {}).items()}, seqs("need_verbs"))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -440,8 +441,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     pesticides out of it"); "and" between names continues a list ("excluding
     Tokyo and Seoul").  Weak cues ("not", "without") count only in a request,
     not in a sentence that asks about a fact ("Why do cats not like water?"),
-    not right after "when" / "if", and not in a clause opened by "who" /
-    "where" / "in which" ("a toddler who does not sleep on planes").
+    not right after "when" / "if" or a verb of getting by ("plants that
+    survive without much light"), not capitalised inside a sentence (a
+    title), and not in a clause opened by "who" / "where" / "in which" ("a
+    toddler who does not sleep on planes").
     """
     cues = _cues()
     written = _TOKEN.findall(question.replace("\u2019", "'"))
@@ -470,6 +473,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and (_match(tokens, sentence_start, cues.fact_starts)
                       or (i > sentence_start and written[i][:1].isupper())  # a title: "the novel Never Let Me Go"
+                      or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)  # "survive without light"
                       or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
                       or _after_property_relative(tokens, sentence_start, i, cues)):
                 n = 0
