@@ -687,6 +687,27 @@ def test_cli_decompositions_are_what_search_judges_for_the_guarded_query(tmp_pat
     assert parse_query(out.read_text().split("\t", 1)[1]) != query  # the unguarded rules' fragments differ
 
 
+def test_cli_a_topic_whose_rewrite_raises_is_written_as_the_question(tmp_path, monkeypatch, caplog):
+    # The rewriter (not the CLI under test) is made to fail on one topic; the run goes on and keeps the others.
+    real = RuleRewriter.rewrite
+
+    def failing(self, question):
+        if "Peru" in question:
+            raise RuntimeError("boom")
+        return real(self, question)
+
+    monkeypatch.setattr(RuleRewriter, "rewrite", failing)
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tBirds of Chile or Peru\nq2\tNovels set in Paris excluding detective novels\n")
+    out, dec = tmp_path / "o.tsv", tmp_path / "d.jsonl"
+    with caplog.at_level("ERROR", logger="logical_pyserini.rewrite"):
+        assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--quiet"]) == 0
+    rows = out.read_text().splitlines()
+    assert rows[0] == 'q1\t"Birds of Chile or Peru"' and rows[1].startswith("q2\t") and "NOT" in rows[1]
+    assert [json.loads(r)["source"] for r in dec.read_text().splitlines()] == ["fallback", "rules"]
+    assert "qid q1: rewrite failed (RuntimeError: boom)" in caplog.text
+
+
 def test_cli_unwritable_output_is_one_line_and_leaves_no_partial_file(tmp_path, capsys):
     topics = tmp_path / "t.tsv"
     topics.write_text("q1\tBirds of Chile or Peru\n")

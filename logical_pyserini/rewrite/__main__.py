@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)
-                    rewrite = Rewrite(text, str(Term(text)), Term(text), "error")
-                    d = Decomposition.from_tree(rewrite.tree, text, "error")
+                    rewrite = Rewrite(text, str(Term(text)), Term(text), "fallback")
+                    d = Decomposition.from_tree(rewrite.tree, text, "fallback")
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:
