@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from ..query import And, Node, Not, Or, Term, count_negations, distinct_terms, iter_terms, normalize_text, shape
@@ -80,6 +80,11 @@ class _Cues:
     property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
     split: dict[str, frozenset[str]] = field(default_factory=dict)  # "leave" ... "out": a cue around its scope
     need_verbs: tuple[tuple[str, ...], ...] = ()  # "survive without much light": what is asked for
+
+    @cached_property
+    def loose(self) -> frozenset[str]:
+        """Words that name no excluded thing of their own: stopwords, filler and anaphors ("the ones", "it")."""
+        return self.ignore | self.anaphors
 
 
 @lru_cache(maxsize=1)
@@ -260,7 +265,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
             return node
         if question and negates_negated_phrase(question, " ".join(words[at:])):
             return node  # "not without a garden", "but not those without a garden": meant twice
-        cue = words[at].lower().strip(",;:").replace("\u2019", "'")
+        cue = _bare(words[at])
         swap = positives.get(cue) or cues.contractions.get(cue)
         return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever))
 
@@ -350,13 +355,18 @@ def drop_kind_only_terms(tree: Node) -> Node:
     return walk(tree)
 
 
+def _bare(word: str) -> str:
+    """A word of a leaf as the cue lists spell it: lower case, no trailing comma, a straight apostrophe."""
+    return word.lower().strip(",;:").replace("\u2019", "'")
+
+
 def negation_at(words: list[str]) -> int | None:
     """Where a phrase carries a negation of its own: a lower-case leading cue (``without a garden``; ``Never Let
     Me Go`` is a title) or one inside it (``houseplants that do not have ferns``, ``don't``); else None."""
     cues = _cues()
     if len(words) > 1 and words[0] in cues.inner_negation:
         return 0
-    lower = [w.lower().strip(",;:").replace("\u2019", "'") for w in words]
+    lower = [_bare(w) for w in words]
     return next((i for i, w in enumerate(lower) if i and i < len(words) - 1
                  and (w in cues.inner_negation or w in cues.contractions)), None)
 
@@ -486,9 +496,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, back=True)):
                 start -= 1
             back = None
-            if all(t in cues.ignore | cues.anaphors for t in tokens[start:i]):  # "so that one is off the table"
+            if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
                 p = start
-                while p > sentence_start and tokens[p - 1] in cues.ignore | cues.anaphors | cues.boundary:
+                while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):
                     back = _named_subject(tokens, written, sentence_start, p, cues)
@@ -512,11 +522,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
 def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
     """True when the scope so far and the token at ``at`` are filler or demonstratives leading to a relative word:
     "not the ones *that* talk about X", "but not *those* that are art museums" (not "not that one")."""
-    loose = cues.ignore | cues.anaphors
-    if not all(t in loose for t in tokens[start:at]):
+    if not all(t in cues.loose for t in tokens[start:at]):
         return False
     j = at
-    while j < len(tokens) and tokens[j] in loose and tokens[j] not in cues.relative:
+    while j < len(tokens) and tokens[j] in cues.loose and tokens[j] not in cues.relative:
         j += 1
     return start < j < len(tokens) and tokens[j] in cues.relative
 
@@ -553,9 +562,8 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     to the end of its sentence, and the sentence opens with a named subject
     (:func:`_named_subject`).
     """
-    loose = cues.ignore | cues.anaphors
     end = i + n
-    while end < len(tokens) and tokens[end] in loose:
+    while end < len(tokens) and tokens[end] in cues.loose:
         end += 1
     if end < len(tokens) and tokens[end] not in _SENTENCE_END:
         return None
