@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from logical_pyserini.query import And, Not, Or, Term, parse_query
-from logical_pyserini.rewrite import Rewrite, RuleRewriter, exclusion_scopes, guard_decision, guard_rewrite
+from logical_pyserini.rewrite import (Rewrite, RuleRewriter, exclusion_scopes, guard_decision, guard_rewrite,
+                                     negative_clauses)
 
 
 def _rw(question: str, query: str, source: str = "llm") -> Rewrite:
@@ -179,6 +180,14 @@ def test_the_scope_word_limit_holds_per_listed_item():
      "Caesar"),
     ("Ski towns in the Alps. Zermatt and Verbier are too busy for us.", ("Zermatt Verbier",), "Verbier"),
     ("Histories of aviation. The Wright brothers have been done to death.", ("Wright brothers",), "Wright"),
+    # guard-9: "omit", "with the exception of", "I want nothing on", a comma cue, "X is irrelevant"
+    ("Soup recipes for winter; please omit lentils.", ("lentils",), "lentils"),
+    ("Operas of the nineteenth century, with the exception of Verdi.", ("Verdi",), "Verdi"),
+    ("Reports on glaciers in South America. I want nothing on Patagonia.", ("Patagonia",), "Patagonia"),
+    ("Overviews of the Cold War, ignoring the Cuban missile crisis.", ("Cuban missile crisis",), "Cuban"),
+    ("Garden designs for small yards, setting aside lawns.", ("lawns",), "lawns"),
+    ("Biographies of chemists. Anything related to Nobel prizes is irrelevant here.", ("Nobel prizes",), "Nobel"),
+    ("Travel guides to Japan, though I'd rather not read about Kyoto.", ("Kyoto",), "Kyoto"),
 ])
 def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, excluded, positive_lacks):
     d = guard_decision(RuleRewriter().rewrite(question), propose=True)
@@ -199,6 +208,71 @@ def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, exc
     # "without" after a verb of getting by states the need
     "Ferns that survive without direct sunlight on a shaded patio",
     "How to live without a car in Los Angeles",
+    # guard-9: a comma cue is a cue only after a comma: a gerund inside a noun phrase is a topic
+    "The hidden cost of ignoring roof maintenance in old houses",
+    "Advice on setting aside money for a first home",
 ])
 def test_no_anaphoric_exclusion_without_a_named_subject_and_a_bare_anaphor(question):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, query", [
+    # a personal word makes a sentence, whose parse keeps no structure (guard-9)
+    ("Curry recipes for a crowd; two of my guests are vegan",
+     '"Curry recipes for a crowd" AND "Curry recipes for two of my guests are vegan"'),
+    ("Photography tips for deserts, though I'd rather see canyons",
+     '"Photography tips for deserts" AND "Photography tips for though I\'d rather see canyons"'),
+])
+def test_a_sentence_keeps_no_parse_structure(question, query):
+    d = guard_decision(_rw(question, query, "rules"), propose=True)
+    assert d.mode == "plain" and d.tree == Term(question)
+
+
+def test_a_country_named_us_is_not_a_personal_word():
+    q = "Trees found in the Southeastern US and Australia"
+    d = guard_decision(_rw(q, '"Trees found in the Southeastern US" AND "Trees found in Australia"', "rules"))
+    assert d.mode == "structure" and isinstance(d.tree, And)
+
+
+@pytest.mark.parametrize("question, query, kept", [
+    # a model NOT that no cue's scope reaches, said in a clause that says what not to return (guard-9)
+    ("Guides to Alpine lakes. I already know Lake Como, so exclude it.",
+     '"guides to Alpine lakes" AND NOT "Lake Como"', ("Lake Como",)),
+    ("Essays on Dutch painting. Everyone writes about Rembrandt, so not him.",
+     '"essays on Dutch painting" AND NOT "Rembrandt"', ("Rembrandt",)),
+])
+def test_a_model_not_said_in_a_negative_clause_is_kept(question, query, kept):
+    d = guard_decision(_rw(question, query), propose=True)
+    assert d.kept == kept
+    assert kept[0].split()[-1] not in d.tree.children[0].text  # nor rewarded by the positive leaf
+
+
+@pytest.mark.parametrize("question, query", [
+    # the clause holds no live negative word: a question about a fact, a property relative
+    ("Why do koalas not drink water? Is it their diet?", '"koalas" AND NOT "drink water"'),
+    ("Tips for travelling with a cat who does not like cars.", '"tips for travelling with a cat" AND NOT "cars"'),
+    # the words are used outside the clause too: a shared head, not the excluded thing
+    ("Castles in Wales with gardens. Not castles in ruins.", '"castles in Wales" AND NOT "castles"'),
+    # the leaf copies the negative word or the cue itself
+    ("Biographies of Lincoln. The Goodwin one is on my shelf already.", '"biographies of Lincoln" AND NOT "shelf already"'),
+    ("Bread recipes. Rye is not an option for me.", '"bread recipes" AND NOT "option for me"'),
+])
+def test_a_model_not_outside_a_negative_clause_is_dropped(question, query):
+    d = guard_decision(_rw(question, query), propose=True)
+    assert not any(k in ("drink water", "cars", "castles", "shelf", "option") for k in d.kept)
+
+
+def test_negative_clauses_reach_back_over_a_bare_anaphoric_clause():
+    q = "Histories of Venice. Marco Polo gets too much coverage, skip him."
+    (start, end), = negative_clauses(q)
+    tokens = q.lower().replace(".", " .").replace(",", " ,").split()
+    assert tokens[start:end][:2] == ["marco", "polo"] and tokens[end - 1] == "him"
+
+
+def test_a_rules_not_is_not_confirmed_by_its_clause_alone():
+    # the rules complete a NOT with the question's head noun; only a model's reading may rest on the clause
+    q = "Extinct Caribbean animals that weren't found in the Greater Antilles"
+    d = guard_decision(_rw(q, '"Extinct Caribbean animals" AND NOT "animals found in the Greater Antilles"', "rules"))
+    assert d.tree == Term(q)
+    d = guard_decision(_rw(q, '"Extinct Caribbean animals" AND NOT "Greater Antilles"', "llm"))
+    assert d.kept == ("Greater Antilles",) and "animals" in d.tree.children[0].text

@@ -19,7 +19,8 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 """
 
 from ._factory import REWRITERS, decompose, get_rewriter
-from ._guard import GUARD_MODES, GuardDecision, excluded_positive_terms, exclusion_scopes, guard_decision, guard_rewrite
+from ._guard import (GUARD_MODES, GuardDecision, excluded_positive_terms, exclusion_scopes, guard_decision, guard_rewrite,
+                     negative_clauses)
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
@@ -35,6 +36,7 @@ __all__ = [
     "exclusion_scopes",
     "guard_decision",
     "guard_rewrite",
+    "negative_clauses",
     "Decomposition",
     "LLMRewriter",
     "Rewrite",

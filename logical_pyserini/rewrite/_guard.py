@@ -18,7 +18,11 @@ model) into a safe one:
   question about a fact, nor after "when"/"if").  Only those words are kept
   (``NOT "Denmark"``, ``NOT "art"`` for "museums that are not art museums": a
   word the question also uses outside the exclusion is a shared head, not the
-  thing excluded), at most ``max_constraint_words`` of them.
+  thing excluded), at most ``max_constraint_words`` of them.  A model's NOT
+  whose words no scope reaches is also kept when they all lie in one clause
+  that says what not to return, each used once in the question ("I already
+  know the Camargue, so exclude it": :func:`negative_clauses`); a model reads
+  such anaphors, the cue lists do not.
 * Otherwise the rewrite falls back to one leaf, the question: plain search.
 
 The cues live in ``guard.json``.  The result is an ordinary :class:`Rewrite`,
@@ -39,7 +43,7 @@ from ._types import Rewrite
 
 __all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words",
            "excluded_positive_terms", "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations",
-           "missing_operators", "narrow_negations", "negates_negated_phrase", "negation_at",
+           "missing_operators", "narrow_negations", "negates_negated_phrase", "negation_at", "negative_clauses",
            "scope_trailing_exclusion", "unasked_disjunction"]
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
@@ -47,6 +51,8 @@ GUARD_MODES = ("off", "on", "propose")
 
 _TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()]")
 _SENTENCE_END = {".", "!", "?"}
+_COMMA_LIKE = {",", ";", ":", "("}
+_MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose NOT may rest on a clause it read
 _CLAUSE_BREAKS = {"and", "or", "nor", "but"}  # a cue before one of these excludes something else
 
 
@@ -80,6 +86,10 @@ class _Cues:
     property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
     split: dict[str, frozenset[str]] = field(default_factory=dict)  # "leave" ... "out": a cue around its scope
     need_verbs: tuple[tuple[str, ...], ...] = ()  # "survive without much light": what is asked for
+    comma: tuple[tuple[str, ...], ...] = ()  # "..., ignoring X": a cue only right after a comma
+    personal: frozenset[str] = frozenset()  # "I", "my": a query that holds one is a sentence, not a noun phrase
+    negative: frozenset[str] = frozenset()  # "not", "skip", "irrelevant": a clause that holds one says what not to find
+    clause_words: frozenset[str] = frozenset()  # "but", "so": end a clause, as punctuation does
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -106,7 +116,9 @@ def _cues() -> _Cues:
                  seqs("conjunction"), frozenset(data["stopwords"]), dict(data.get("inner_negation_contractions", {})),
                  frozenset(data.get("relative_words", ())), frozenset(data.get("anaphors", ())),
                  frozenset(data.get("copulas", ())), seqs("anaphoric_cues"), seqs("property_relatives"),
-                 {k: frozenset(v) for k, v in data.get("split_cues", {}).items()}, seqs("need_verbs"))
+                 {k: frozenset(v) for k, v in data.get("split_cues", {}).items()}, seqs("need_verbs"),
+                 seqs("comma_cues"), frozenset(data.get("personal_words", ())),
+                 frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -470,6 +482,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
         if not n:
             n, kind = _match(tokens, i, cues.strong), "strong"
+        if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
+            n, kind = _match(tokens, i, cues.comma), "strong"
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
                           if tokens[j] in cues.split[tokens[i]] or not _inside(tokens[j], cues)), None)
@@ -481,11 +495,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match(tokens, i, cues.trailing), "trailing"
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
-            if n and (_match(tokens, sentence_start, cues.fact_starts)
-                      or (i > sentence_start and written[i][:1].isupper())  # a title: "the novel Never Let Me Go"
-                      or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)  # "survive without light"
-                      or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
-                      or _after_property_relative(tokens, sentence_start, i, cues)):
+            if n and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
         if not n:
             i += 1
@@ -517,6 +527,52 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             scopes.append((i, back[2], back[0], back[1]) if back else (i, i + n, i + n, end))
         i += n
     return scopes
+
+
+def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
+    cats not like water?"), it is capitalised inside the sentence (a title: "the novel Never Let Me Go"), it follows a
+    verb of getting by ("survive without light"), "when" / "if", or a property relative ("who does not sleep")."""
+    return bool(_match(tokens, sentence_start, cues.fact_starts)
+                or (i > sentence_start and written[i][:1].isupper())
+                or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
+                or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
+                or _after_property_relative(tokens, sentence_start, i, cues))
+
+
+def negative_clauses(question: str) -> list[tuple[int, int]]:
+    """Token spans of the clauses of ``question`` that say what not to return.
+
+    A clause runs between punctuation marks and clause words ("but", "so",
+    "though", ...); it is negative when it holds a live negative word
+    (``negative_words``: "not", "skip", "irrelevant", ...; silenced as a weak
+    cue is, :func:`_silenced`).  A negative clause with nothing but negative,
+    loose and anaphoric words ("skip him", "so not that one") reaches back over
+    the clause before it in the same sentence: "Marco Polo gets too much
+    coverage, skip him".
+    """
+    cues = _cues()
+    written = _TOKEN.findall(question.replace("\u2019", "'"))
+    tokens = [t.lower() for t in written]
+    spans, start, sentence_start = [], 0, 0
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
+            if start < j:
+                spans.append((start, j, sentence_start))
+            if j < len(tokens) and tokens[j] in _SENTENCE_END:
+                sentence_start = j + 1
+            start = j + 1
+    clauses = []
+    for k, (start, end, sentence_start) in enumerate(spans):
+        live = [j for j in range(start, end)
+                if tokens[j] in cues.negative and not _silenced(tokens, written, sentence_start, j, cues)]
+        if not live:
+            continue
+        bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
+        if bare and k and spans[k - 1][2] == sentence_start:
+            start = spans[k - 1][0]
+        clauses.append((start, end))
+    return clauses
 
 
 def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
@@ -639,13 +695,23 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
 
     kept: list[list[str]] = []
     dropped: list[str] = []
+    clauses = negative_clauses(question)
+    cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
+    said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
     for term, negated in iter_terms(rewrite.tree):
         if not negated:
             continue
         core = [w for w in _words(term.text) if w in scope_words and w not in outside_words and w not in cues.ignore]
-        if core and len(core) <= cues.max_constraint_words and _top_level_negation(rewrite.tree, term):
+        top = _top_level_negation(rewrite.tree, term)
+        if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
+        elif top and rewrite.source in _MODEL_SOURCES and (
+                said := _said_in_negative_clause(term, lower, clauses, cue_tokens, cues)):
+            core = [lower[j] for j in said]
+            if not any(set(core) <= set(k) for k in kept):
+                kept.append(core)
+                said_at[tuple(core)] = said
         else:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
@@ -659,16 +725,16 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     # Write each kept exclusion with the question's own spelling, in the question's order.
     spelled = []
     for core in kept:
-        js = sorted(j for j in in_scope if lower[j] in core)
+        js = said_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
+    said = {j for core in kept for j in said_at.get(tuple(core), ())}
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
                for j in range(min(cs, s), max(ce, e))}  # a trailing cue ("X is off the table") follows its scope
-    positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed and t[0].isalnum())
+    positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
-    cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
     structure = _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
     if structure is not None:
         positive, mode = structure, "structure"
@@ -686,6 +752,24 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
 
 
+def _said_in_negative_clause(term: Term, lower: list[str], clauses: list[tuple[int, int]], cue_tokens: set[int],
+                              cues: _Cues) -> list[int] | None:
+    """Positions of a NOT leaf's words in the one negative clause (:func:`negative_clauses`) that holds them all,
+    when the question uses each of them once and they are at most ``max_constraint_words``; else None.
+
+    This confirms a rewrite's exclusion that no cue's scope reaches ("I already know the Camargue, so exclude it":
+    a model reads the anaphor; the scope of "exclude" holds only "it").  A leaf that copies the negative word or
+    a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing: not confirmed."""
+    words = list(dict.fromkeys(w for w in _words(term.text) if w not in cues.loose))
+    if not words or len(words) > cues.max_constraint_words or cues.negative & set(_words(term.text)):
+        return None
+    for start, end in clauses:
+        at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
+        if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
+            return at
+    return None
+
+
 def _top_level_negation(tree: Node, term: Term) -> bool:
     """True when ``term`` sits under a NOT that is the root or one of its conjuncts (``a AND NOT (b OR c)``)."""
     roots = tree.children if isinstance(tree, And) else (tree,)
@@ -699,16 +783,18 @@ def _reliable_positive(tree: Node, lower: list[str], in_scope: set[int], cue_tok
                        cues: _Cues) -> Node | None:
     """The rewrite's positive part when the parse can be trusted, else None.
 
-    Trusted: a noun-phrase query (one sentence, no question mark, not opening
-    like a sentence: "which", "I", "please", ...) of at most ``reliable_max_words`` content words; every NOT a top-level conjunct; positive leaves made only of the
-    question's own words outside its exclusion scopes (a model's paraphrase is
-    not trusted), covering every content word outside those scopes (nothing of
-    the need is lost).
+    Trusted: a noun-phrase query (one sentence, no question mark, no personal
+    word such as "I" or "my", not opening like a sentence:
+    "which", "please", ...) of at most ``reliable_max_words`` content words;
+    every NOT a top-level conjunct; positive leaves made only of the question's
+    own words outside its exclusion scopes (a model's paraphrase is not
+    trusted), covering every content word outside those scopes (nothing of the
+    need is lost).
     """
     content = {w for j, w in enumerate(lower) if w[0].isalnum() and w not in cues.ignore and j not in in_scope
                and j not in cue_tokens}
     if (len(content) > cues.reliable_max_words or any(t in _SENTENCE_END for t in lower[:-1]) or "?" in lower
-            or not lower or lower[0] in cues.sentence_starts):
+            or cues.personal & set(lower) or not lower or lower[0] in cues.sentence_starts):
         return None
     children = tree.children if isinstance(tree, And) else (tree,)
     positive = tuple(c for c in children if not isinstance(c, Not))
