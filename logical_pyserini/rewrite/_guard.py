@@ -564,9 +564,8 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
             start = j + 1
     clauses = []
     for k, (start, end, sentence_start) in enumerate(spans):
-        live = [j for j in range(start, end)
-                if tokens[j] in cues.negative and not _silenced(tokens, written, sentence_start, j, cues)]
-        if not live:
+        if not any(tokens[j] in cues.negative and not _silenced(tokens, written, sentence_start, j, cues)
+                   for j in range(start, end)):
             continue
         bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
         if bare and k and spans[k - 1][2] == sentence_start:
