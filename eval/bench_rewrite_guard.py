@@ -5,9 +5,10 @@
 Two sets: ``eval/longq`` (42 hand-written long questions, 35 with an exclusion
 written in varied natural styles and 7 controls whose "not" / "without" is part
 of the need; built by ``eval/longq_build.py``) and the demo's 160 English
-questions.  ``--longq eval/longq2`` (or ``longq3``, ``longq4``: 20 questions
-each, written later to check the guard on questions it was not written for)
-replaces the first set (``longq5``: written in the eighteenth session).  Every run goes through ``python -m logical_pyserini.search``:
+questions.  ``--longq eval/longq2`` (or ``longq3``, ``longq4``, ``longq5``: 20
+questions each, written later to check the guard on questions it was not
+written for) replaces the first set.  Every run goes through
+``python -m logical_pyserini.search``:
 ``--plain`` on the question, ``--rewrite R --rewrite-guard off|on|propose``, and
 ``--plain boolean`` on the same rewrites (the Boolean peer).  Reports the
 seed-000 measures, paired sign tests against plain BM25 and the number of

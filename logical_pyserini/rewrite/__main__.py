@@ -25,14 +25,15 @@ from .._io import OutputError, atomic_write
 from .._resources import resolve_topics
 from .._topics import TopicsError
 from ..models import ModelError
-from ._factory import SPEC_HELP, get_rewriter
 from ..query import Term
+from ._factory import SPEC_HELP, get_rewriter
 from ._guard import guard_rewrite
 from ._types import Decomposition, Rewrite
 
 __all__ = ["main"]
 
 log = logging.getLogger("logical_pyserini.rewrite")
+
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.ExitStack() as stack:
             out = stack.enter_context(atomic_write(args.output))
             decomp = stack.enter_context(atomic_write(args.decompose)) if args.decompose else None
-            for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None, file=sys.stderr):
+            for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None,
+                                  file=sys.stderr):
                 try:
                     rewrite = guard_rewrite(rewriter.rewrite(text), args.guard)
                     # What search's OrLog judges for this rewrite: the guard's tree when it changed it.

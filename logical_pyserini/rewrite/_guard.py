@@ -694,7 +694,6 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
 
     kept: list[list[str]] = []
     dropped: list[str] = []
-    clauses = negative_clauses(question)
     cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
     said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
     for term, negated in iter_terms(rewrite.tree):
@@ -706,7 +705,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
         elif top and rewrite.source in _MODEL_SOURCES and (
-                said := _said_in_negative_clause(term, lower, clauses, cue_tokens, cues)):
+                said := _said_in_negative_clause(term, question, lower, cue_tokens, cues)):
             core = [lower[j] for j in said]
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
@@ -751,7 +750,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
 
 
-def _said_in_negative_clause(term: Term, lower: list[str], clauses: list[tuple[int, int]], cue_tokens: set[int],
+def _said_in_negative_clause(term: Term, question: str, lower: list[str], cue_tokens: set[int],
                               cues: _Cues) -> list[int] | None:
     """Positions of a NOT leaf's words in the one negative clause (:func:`negative_clauses`) that holds them all,
     when the question uses each of them once and they are at most ``max_constraint_words``; else None.
@@ -759,10 +758,11 @@ def _said_in_negative_clause(term: Term, lower: list[str], clauses: list[tuple[i
     This confirms a rewrite's exclusion that no cue's scope reaches ("I already know the Camargue, so exclude it":
     a model reads the anaphor; the scope of "exclude" holds only "it").  A leaf that copies the negative word or
     a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing: not confirmed."""
-    words = list(dict.fromkeys(w for w in _words(term.text) if w not in cues.loose))
-    if not words or len(words) > cues.max_constraint_words or cues.negative & set(_words(term.text)):
+    said = _words(term.text)
+    words = list(dict.fromkeys(w for w in said if w not in cues.loose))
+    if not words or len(words) > cues.max_constraint_words or cues.negative & set(said):
         return None
-    for start, end in clauses:
+    for start, end in negative_clauses(question):  # only for a model NOT no scope confirmed: rare, so not up front
         at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
         if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
             return at
