@@ -10,7 +10,7 @@ import re
 import pytest
 
 from logical_pyserini.prompts import PromptError, fill, load_prompt
-from logical_pyserini.query import And, Not, Or, Term, count_negations, iter_terms, parse_query, shape
+from logical_pyserini.query import And, Not, Or, Term, count_negations, distinct_terms, iter_terms, parse_query, shape
 from logical_pyserini.rewrite import guard_rewrite
 from logical_pyserini.rewrite._guard import narrow_negations
 from logical_pyserini.rewrite import (
@@ -459,6 +459,22 @@ def test_llm_rewrite_gives_query_and_predicates_in_one_call(chain_model):
     # Token accounting: the prompt and the reply of the one call (seed 000's one-off parse tokens).
     assert rewrite.decomposition.parse_tokens == chain_model.usage["prompt_tokens"] + chain_model.usage["generated_tokens"]
     assert rw.stats["ok"] == 1 and rw.stats["model_calls"] == 1 and rw.stats["fallback"] == 0
+
+
+def test_orlog_decomposition_keeps_the_models_predicates_and_cost_through_the_guard(chain_model):
+
+    proposed = LLMRewriter(chain_model, max_new_tokens=24).rewrite(QUESTION)
+    cost = proposed.decomposition.parse_tokens
+    assert cost > 0 and proposed.orlog_decomposition() is proposed.decomposition
+    # The guard searches the long question as its positive leaf: a new tree, so OrLog's predicates come
+    # from the rules for that tree, labelled with the rewrite's source, and keep the model's parse cost.
+    guarded = guard_rewrite(Rewrite(QUESTION + " I mean it", proposed.query, proposed.tree, "llm", proposed.decomposition))
+    assert guarded.decomposition is None
+    d = guarded.orlog_decomposition(cost)
+    assert d.leaves == tuple(t.text for t in distinct_terms(guarded.tree)) and d.formula.count("NOT") == 1
+    assert d.source == guarded.source and d.parse_tokens == cost
+    rules = Rewrite("Birds of Chile", '"birds of Chile"', Term("birds of Chile"), "rules")
+    assert rules.orlog_decomposition().parse_tokens == 0 and rules.orlog_decomposition().source == "rules"
 
 
 def test_llm_garbage_is_repaired_once_then_falls_back(random_model, caplog):

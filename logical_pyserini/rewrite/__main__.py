@@ -28,7 +28,7 @@ from ..models import ModelError
 from ..query import Term
 from ._factory import SPEC_HELP, get_rewriter
 from ._guard import guard_rewrite
-from ._types import Decomposition, Rewrite
+from ._types import Rewrite
 
 __all__ = ["main"]
 
@@ -87,17 +87,21 @@ def main(argv: list[str] | None = None) -> int:
             for qid, text in tqdm(topics.items(), desc="rewriting", unit="topic", disable=args.quiet or None,
                                   file=sys.stderr):
                 try:
-                    rewrite = guard_rewrite(rewriter.rewrite(text), args.guard)
-                    # What search's OrLog judges for this rewrite: the guard's tree when it changed it.
-                    d = rewrite.decomposition or Decomposition.from_tree(rewrite.tree, text, rewrite.source)
+                    proposed = rewriter.rewrite(text)
+                    rewrite = guard_rewrite(proposed, args.guard)
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)
-                    rewrite = Rewrite(text, str(Term(text)), Term(text), "fallback")
-                    d = Decomposition.from_tree(rewrite.tree, text, "fallback")
+                    rewrite = proposed = Rewrite(text, str(Term(text)), Term(text), "fallback")
                 sources[rewrite.source] = sources.get(rewrite.source, 0) + 1
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:
+                    # What search's OrLog judges for this rewrite (the same call): the guard's tree when it changed it.
+                    d = rewrite.orlog_decomposition(getattr(proposed.decomposition, "parse_tokens", 0))
+                    if d is None:
+                        log.warning("qid %s: no predicates for %s; OrLog judges its leaves as they are",
+                                    qid, rewrite.query)
+                        continue
                     decomp.write(json.dumps({"qid": qid, **d.to_dict()}, ensure_ascii=False) + "\n")
     except OutputError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ..query import And, Node, Not, Or, QuerySyntaxError, Term, distinct_terms, map_terms, parse_query, positive_terms
@@ -52,6 +52,31 @@ class Rewrite:
     @classmethod
     def from_tree(cls, question: str, tree: Node, source: str) -> "Rewrite":
         return cls(question, str(tree), tree, source)
+
+    def orlog_decomposition(self, parse_tokens: int = 0) -> "Decomposition | None":
+        """What OrLog judges for this rewrite: its own decomposition, else the rules' predicates for its tree.
+
+        Parameters
+        ----------
+        parse_tokens : int, optional
+            Model tokens the rewrite cost before the guard replaced it (a guarded
+            rewrite carries none); kept for OrLog's token accounting.
+
+        Returns
+        -------
+        Decomposition or None
+            None when no predicates can be built from the tree; OrLog then judges
+            its leaves as they are.
+        """
+        decomposition = self.decomposition
+        if decomposition is None:
+            try:
+                decomposition = Decomposition.from_tree(self.tree, self.question, self.source)
+            except ValueError:
+                return None
+        if parse_tokens:
+            decomposition = replace(decomposition, parse_tokens=parse_tokens)
+        return decomposition
 
 
 _ATOM_ID = re.compile(r"\d+")

@@ -401,11 +401,9 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
             continue
         trees[qid] = rewrite.tree
         if decompositions is not None:
-            d = getattr(rewrite, "decomposition", None) or _decomposition(rewrite.tree, text)
-            tokens = getattr(getattr(proposed, "decomposition", None), "parse_tokens", 0)
-            if tokens and hasattr(d, "parse_tokens"):  # the guard keeps the model's one-off parse cost
-                d = dataclasses.replace(d, parse_tokens=tokens)
-            decompositions[qid] = d
+            # The guard keeps the model's one-off parse cost; without predicates OrLog judges the leaves.
+            tokens = getattr(proposed.decomposition, "parse_tokens", 0)
+            decompositions[qid] = rewrite.orlog_decomposition(tokens) or rewrite.tree
         rows.append(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
     record = Path(f"{config.output}.rewrites.tsv")
     if config.resume and record.exists():  # keep the rewrites of topics done before
@@ -414,16 +412,6 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
                 if r.split("\t", 1)[0] not in redone] + rows
     atomic_write_text(record, "".join(rows))
     return trees
-
-
-def _decomposition(tree, question: str):
-    """Rule predicates for a rewrite that brings none (the reasoners still see the natural question)."""
-    from ..rewrite import Decomposition
-
-    try:
-        return Decomposition.from_tree(tree, question)
-    except ValueError:
-        return tree
 
 
 def _rewrite_summary(rewriter) -> str:
