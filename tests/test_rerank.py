@@ -516,7 +516,10 @@ def test_prefetch_pools_queries_into_one_call_and_changes_no_answer(tiny_model):
     assert lm.usage["calls"] == 9
     got = [ranking(pooled.rerank(q, POOL_DOCS)[0]) for q in POOL_QUERIES]
     assert lm.usage["calls"] == 9  # rerank read the pooled answers: no further model call
-    assert got == want and len({s for r in got for _, s in r}) > 2
+    # Same order, same scores up to float noise: a pooled batch pads differently from a per-query one.
+    assert [[d for d, _ in r] for r in got] == [[d for d, _ in r] for r in want]
+    np.testing.assert_allclose([s for r in got for _, s in r], [s for r in want for _, s in r], atol=1e-5)
+    assert len({s for r in got for _, s in r}) > 2
     total = pooled.summary()
     assert total["pairs"] == 12 and total["computed_tokens"] > 0 and total["oracle_seconds"] > 0
 
