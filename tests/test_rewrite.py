@@ -824,6 +824,13 @@ def test_llm_answer_missing_an_asked_operator_gets_one_repair(chain_model):
     ("Museums with neither a garden nor a cafe", '"museums" AND NOT ("garden" OR "cafe")', []),
     ("Operas by Verdi", '"operas by Verdi"', []),
     ('Plays about "OR" gates', '"plays about OR gates"', ["OR"]),  # a quoted OR is a word, not the operator
+    # Cues that open a scope without a strong or weak word: after a comma, trailing, anaphoric.
+    ("Board games for two players, setting aside chess", '"board games for two players" AND "chess"', ["NOT"]),
+    ("Histories of the Silk Road. Anything related to Marco Polo is irrelevant to me.",
+     '"histories of the Silk Road" AND "Marco Polo"', ["NOT"]),
+    ("Hiking trails in the Alps. The Matterhorn area is always packed, so leave that out.",
+     '"hiking trails in the Alps"', ["NOT"]),
+    ("The hidden cost of ignoring roof maintenance", '"hidden cost of ignoring roof maintenance"', []),
 ])
 def test_missing_operators(question, query, missing):
     from logical_pyserini.rewrite._guard import missing_operators

@@ -188,6 +188,10 @@ def test_the_scope_word_limit_holds_per_listed_item():
     ("Garden designs for small yards, setting aside lawns.", ("lawns",), "lawns"),
     ("Biographies of chemists. Anything related to Nobel prizes is irrelevant here.", ("Nobel prizes",), "Nobel"),
     ("Travel guides to Japan, though I'd rather not read about Kyoto.", ("Kyoto",), "Kyoto"),
+    # guard-10: a negation typed without its apostrophe, "X is useless", sign-offs are filler
+    ("running shoes for flat feet, dont want nike stuff", ("nike",), "nike"),
+    ("Laptops for students. Anything about Chromebooks is useless to me.", ("Chromebooks",), "Chromebooks"),
+    ("Puppy food brands, nothing with chicken thx", ("chicken",), "chicken"),
 ])
 def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, excluded, positive_lacks):
     d = guard_decision(RuleRewriter().rewrite(question), propose=True)
@@ -276,3 +280,24 @@ def test_a_rules_not_is_not_confirmed_by_its_clause_alone():
     assert d.tree == Term(q)
     d = guard_decision(_rw(q, '"Extinct Caribbean animals" AND NOT "Greater Antilles"', "llm"))
     assert d.kept == ("Greater Antilles",) and "animals" in d.tree.children[0].text
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # a weak cue before a verb whose object is a pronoun negates an action, not a thing
+    ("Thrillers set in Oslo. I don't like it when they drag, and it won't help me sleep.", []),
+    ("Cookbooks for students; don't plan to buy it", []),
+    ("Sci-fi box sets; we never watch them twice", []),
+    # a pronoun after a preposition, or the country US, leaves the scope as it is
+    ("Winter soups without any meat in them", ["any meat in them"]),
+    ("Novels not set in the US", ["set in the us"]),
+])
+def test_a_weak_cue_before_a_verb_and_a_pronoun_excludes_nothing(question, scoped):
+    tokens = [t.lower() for t in __import__("re").findall(r"\w[\w'-]*|[.,;:!?()]", question)]
+    assert [" ".join(tokens[s:e]) for _, _, s, e in exclusion_scopes(question)] == scoped
+
+
+def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_only():
+    q = "Roses are on every fence in my street, so I'd love climbing plants other than roses."
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("roses",)
+    # after a weak cue the same shape is a contrast, not an exclusion of the whole topic
+    assert guard_decision(RuleRewriter().rewrite("Books from Iceland that aren't about Iceland"), propose=True).kept == ()

@@ -90,6 +90,8 @@ class _Cues:
     personal: frozenset[str] = frozenset()  # "I", "my": a query that holds one is a sentence, not a noun phrase
     negative: frozenset[str] = frozenset()  # "not", "skip", "irrelevant": a clause that holds one says what not to find
     clause_words: frozenset[str] = frozenset()  # "but", "so": end a clause, as punctuation does
+    objects: frozenset[str] = frozenset()  # "it", "me": after a weak cue's verb, the thing is named elsewhere
+    prepositions: frozenset[str] = frozenset()  # "in": "meat in them" names a thing, "buy it" an action
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -98,8 +100,24 @@ class _Cues:
 
 
 @lru_cache(maxsize=1)
+def _guard_data() -> dict:
+    return json.loads(resources.files(__package__).joinpath("guard.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _bare_contractions() -> re.Pattern:
+    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, _guard_data()["bare_contractions"])), re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    """``text`` with straight apostrophes and a negation typed without one restored ("dont" -> "don't"), so a
+    cue matches however the question was typed (token positions are unchanged)."""
+    return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text.replace("\u2019", "'"))
+
+
+@lru_cache(maxsize=1)
 def _cues() -> _Cues:
-    data = json.loads(resources.files(__package__).joinpath("guard.json").read_text(encoding="utf-8"))
+    data = _guard_data()
 
     def seqs(key: str) -> tuple[tuple[str, ...], ...]:
         # Longest first, so "do not mention" wins over "do not".
@@ -118,19 +136,21 @@ def _cues() -> _Cues:
                  frozenset(data.get("copulas", ())), seqs("anaphoric_cues"), seqs("property_relatives"),
                  {k: frozenset(v) for k, v in data.get("split_cues", {}).items()}, seqs("need_verbs"),
                  seqs("comma_cues"), frozenset(data.get("personal_words", ())),
-                 frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())))
+                 frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())),
+                 frozenset(data.get("object_pronouns", ())), frozenset(data.get("prepositions", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
     """Operators the question's wording asks for that ``tree`` lacks: ``"OR"`` for "or" / "either", ``"NOT"``
-    for an exclusion cue ("except", "not", "without", "neither" ...).
+    for an exclusion cue ("except", "not", "without", "neither" ...) or any other cue that opens an exclusion
+    scope (", ignoring X", "X is irrelevant to me", "so leave that out").
 
     A model rewrite with such a gap gets a repair round that names it
     ("Museums in Vienna or Copenhagen except ..." rewritten with AND only).
     """
     ors, exclusions = _operator_cues(question)
     structure = shape(tree)  # leaves anonymised: a quoted "or" is not an operator
-    asked = {"OR": bool(ors), "NOT": bool(exclusions)}
+    asked = {"OR": bool(ors), "NOT": bool(exclusions) or bool(exclusion_scopes(question))}
     return [op for op in ("OR", "NOT") if asked[op] and f"{op}(" not in structure]
 
 
@@ -369,7 +389,7 @@ def drop_kind_only_terms(tree: Node) -> Node:
 
 def _bare(word: str) -> str:
     """A word of a leaf as the cue lists spell it: lower case, no trailing comma, a straight apostrophe."""
-    return word.lower().strip(",;:").replace("\u2019", "'")
+    return _plain(word.lower().strip(",;:"))
 
 
 def negation_at(words: list[str]) -> int | None:
@@ -414,8 +434,8 @@ def negates_negated_phrase(question: str, phrase: str) -> bool:
     a rewrite's ``NOT "museums without a garden"`` for it asks for gardens.
     """
     cues = _cues()
-    tokens = _TOKEN.findall(normalize_text(question).replace("\u2019", "'").lower())
-    wanted = _TOKEN.findall(phrase.replace("\u2019", "'").lower())
+    tokens = _TOKEN.findall(_plain(normalize_text(question)).lower())
+    wanted = _TOKEN.findall(_plain(phrase).lower())
     negators = (*cues.strong, *cues.weak, *((c,) for c in cues.inner_negation))
     for k in range(len(tokens) - len(wanted) + 1):
         if not wanted or tokens[k : k + len(wanted)] != wanted:
@@ -438,7 +458,7 @@ def _operator_cues(question: str) -> tuple[list[int], list[int]]:
 
 
 def _words(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.replace("\u2019", "'").lower()) if t[0].isalnum() or t[0] == "_"]
+    return [t for t in _TOKEN.findall(_plain(text).lower()) if t[0].isalnum() or t[0] == "_"]
 
 
 def _match(tokens: list[str], i: int, seqs) -> int:
@@ -469,7 +489,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     toddler who does not sleep on planes").
     """
     cues = _cues()
-    written = _TOKEN.findall(question.replace("\u2019", "'"))
+    written = _TOKEN.findall(_plain(question))
     tokens = [t.lower() for t in written]
     sentence_start = 0
     scopes = []
@@ -523,10 +543,21 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 end += step or 1
                 item = end if step else item
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, kind == "anaphoric", cues)
-            # the anaphors count as the cue's: they leave the positive text with it
-            scopes.append((i, back[2], back[0], back[1]) if back else (i, i + n, i + n, end))
+            if back:  # the anaphors count as the cue's: they leave the positive text with it
+                scopes.append((i, back[2], back[0], back[1]))
+            elif not (kind == "weak" and _negated_action(tokens, written, i + n, end, cues)):
+                scopes.append((i, i + n, i + n, end))
         i += n
     return scopes
+
+
+def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
+    """True when a weak cue's scope ``tokens[start:end]`` is a verb done to something named elsewhere: a word that
+    is no preposition, then an object pronoun ("I don't like it", "don't plan to buy it", "won't help me sleep",
+    "never watch them twice"); what it excludes, if anything, is what the pronoun stands for, never the verb.  A
+    pronoun after a preposition ("without any meat in them") or written as a name ("not set in the US") is not."""
+    return any(tokens[k] in cues.objects and written[k].islower() and tokens[k - 1][0].isalnum()
+               and tokens[k - 1] not in cues.prepositions for k in range(start + 1, min(end + 1, len(tokens))))
 
 
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -552,7 +583,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     coverage, skip him".
     """
     cues = _cues()
-    written = _TOKEN.findall(question.replace("\u2019", "'"))
+    written = _TOKEN.findall(_plain(question))
     tokens = [t.lower() for t in written]
     spans, start, sentence_start = [], 0, 0
     for j in range(len(tokens) + 1):
@@ -647,7 +678,7 @@ def _named_subject(tokens: list[str], written: list[str], sentence_start: int, b
 def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:
     """The question's tokens as written, its :func:`exclusion_scopes` and the token positions inside them."""
     scopes = exclusion_scopes(question)
-    return _TOKEN.findall(question.replace("\u2019", "'")), scopes, {j for _, _, s, e in scopes for j in range(s, e)}
+    return _TOKEN.findall(_plain(question)), scopes, {j for _, _, s, e in scopes for j in range(s, e)}
 
 
 def _inside(token: str, cues: _Cues) -> bool:
@@ -713,9 +744,15 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
         else:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
-        for _, _, start, end in scopes:
+        for cs, ce, start, end in scopes:
+            weak = _match(lower, cs, cues.weak) == ce - cs
             for item in _items(lower, start, end, cues):
-                core = [w for w in item if w not in outside_words and w not in cues.ignore]
+                named = [w for w in item if w not in cues.ignore]
+                # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word:
+                # then the question names the excluded thing outside the exclusion too ("Hostas are everywhere,
+                # so ... other than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't
+                # about Iceland").
+                core = [w for w in named if w not in outside_words] or ([] if weak else named)
                 if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
                     # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
                     # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
