@@ -301,3 +301,13 @@ def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_onl
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("roses",)
     # after a weak cue the same shape is a contrast, not an exclusion of the whole topic
     assert guard_decision(RuleRewriter().rewrite("Books from Iceland that aren't about Iceland"), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("Hotels in Rome without a pool - budget options please", ("pool",)),
+    ("Hotels in Rome without a pool \u2014 budget options please", ("pool",)),
+    ("Hotels in Rome without a pool \u2013 budget options please", ("pool",)),
+    ("Hotels in Rome, excluding the Trastevere\u2013Testaccio area", ("Trastevere Testaccio area",)),  # joined
+])
+def test_a_dash_between_clauses_ends_an_exclusion_scope(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

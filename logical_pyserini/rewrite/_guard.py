@@ -49,9 +49,11 @@ __all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_on
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
 
-_TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()]")
+# A hyphen or en dash between spaces, or an em dash, separates clauses as a comma does ("at home - stretching
+# routines"); an unspaced en dash joins ("Trastevere\u2013Testaccio").
+_TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()\u2014]|(?<!\S)[-\u2013](?!\S)")
 _SENTENCE_END = {".", "!", "?"}
-_COMMA_LIKE = {",", ";", ":", "("}
+_COMMA_LIKE = {",", ";", ":", "(", "-", "\u2013", "\u2014"}
 _MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose NOT may rest on a clause it read
 _CLAUSE_BREAKS = {"and", "or", "nor", "but"}  # a cue before one of these excludes something else
 
