@@ -192,6 +192,12 @@ def test_the_scope_word_limit_holds_per_listed_item():
     ("running shoes for flat feet, dont want nike stuff", ("nike",), "nike"),
     ("Laptops for students. Anything about Chromebooks is useless to me.", ("Chromebooks",), "Chromebooks"),
     ("Puppy food brands, nothing with chicken thx", ("chicken",), "chicken"),
+    # guard-11: "Can anyone recommend ..." is a request, "steer clear of", "don't bother with", "X is a dealbreaker"
+    ("Can anyone recommend guides to Lisbon (and not Sintra again) with food tips?", ("Sintra",), "Sintra"),
+    ("Please steer clear of Agatha Christie; cosy mysteries set in villages.", ("Agatha Christie",), "Christie"),
+    ("Tips for first-time founders. Don't bother with venture capital, we bootstrap.", ("venture capital",),
+     "venture"),
+    ("Vintage road bikes for commuting. Carbon frames are a dealbreaker for me.", ("Carbon frames",), "Carbon"),
 ])
 def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, excluded, positive_lacks):
     d = guard_decision(RuleRewriter().rewrite(question), propose=True)
@@ -311,3 +317,10 @@ def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_onl
 ])
 def test_a_dash_between_clauses_ends_an_exclusion_scope(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_a_question_about_a_fact_stays_one_although_it_opens_like_a_request():
+    # "Can anyone ..." asks for something; "Can cats ..." asks whether something is so.
+    assert guard_decision(RuleRewriter().rewrite("Can cats see in the dark without any light?"), propose=True).kept == ()
+    q = "Can someone find articles on tidal energy without Norway?"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Norway",)

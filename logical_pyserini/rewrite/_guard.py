@@ -94,6 +94,7 @@ class _Cues:
     clause_words: frozenset[str] = frozenset()  # "but", "so": end a clause, as punctuation does
     objects: frozenset[str] = frozenset()  # "it", "me": after a weak cue's verb, the thing is named elsewhere
     prepositions: frozenset[str] = frozenset()  # "in": "meat in them" names a thing, "buy it" an action
+    request_starts: tuple[tuple[str, ...], ...] = ()  # "can anyone recommend": a request, not a fact question
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -139,7 +140,8 @@ def _cues() -> _Cues:
                  {k: frozenset(v) for k, v in data.get("split_cues", {}).items()}, seqs("need_verbs"),
                  seqs("comma_cues"), frozenset(data.get("personal_words", ())),
                  frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())),
-                 frozenset(data.get("object_pronouns", ())), frozenset(data.get("prepositions", ())))
+                 frozenset(data.get("object_pronouns", ())), frozenset(data.get("prepositions", ())),
+                 seqs("request_starts"))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -566,7 +568,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
     cats not like water?"), it is capitalised inside the sentence (a title: "the novel Never Let Me Go"), it follows a
     verb of getting by ("survive without light"), "when" / "if", or a property relative ("who does not sleep")."""
-    return bool(_match(tokens, sentence_start, cues.fact_starts)
+    return bool((_match(tokens, sentence_start, cues.fact_starts)
+                 and not _match(tokens, sentence_start, cues.request_starts))
                 or (i > sentence_start and written[i][:1].isupper())
                 or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
                 or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
