@@ -799,7 +799,8 @@ def _said_in_negative_clause(term: Term, question: str, lower: list[str], cue_to
 
     This confirms a rewrite's exclusion that no cue's scope reaches ("I already know the Camargue, so exclude it":
     a model reads the anaphor; the scope of "exclude" holds only "it").  A leaf that copies the negative word or
-    a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing: not confirmed."""
+    a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing, nor does a verb whose object
+    is a pronoun ("NOT "eat"" for "my kids won't eat it", :func:`_negated_action`): not confirmed."""
     said = _words(term.text)
     words = list(dict.fromkeys(w for w in said if w not in cues.loose))
     if not words or len(words) > cues.max_constraint_words or cues.negative & set(said):
@@ -807,7 +808,8 @@ def _said_in_negative_clause(term: Term, question: str, lower: list[str], cue_to
     for start, end in negative_clauses(question):  # only for a model NOT no scope confirmed: rare, so not up front
         at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
         if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
-            return at
+            written = _TOKEN.findall(_plain(question))
+            return None if _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
     return None
 
 
