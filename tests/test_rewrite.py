@@ -1128,3 +1128,20 @@ def test_a_head_noun_only_the_exclusion_has_does_not_name_the_kind_of_result():
     assert Decomposition.from_tree(parse_query('"set in Paris" AND NOT "comedy films"'),
                                    "Films set in Paris but not comedy films").atoms == (
         "{x} is a film set in Paris", "{x} is a comedy film")
+
+
+@pytest.mark.parametrize("question, query", [
+    # two negations joined by "and" are two NOTs, never NOT (A AND NOT B)
+    ("Mystery novels not about romance and not about war",
+     '"Mystery novels" AND NOT "novels about romance" AND NOT "novels about war"'),
+    ("Illustrated novels that are not espionage novels and not award-winning novels",
+     '"Illustrated novels" AND NOT "espionage novels" AND NOT "award-winning novels"'),
+    ("Museums with a library but not history museums, and not art museums either",
+     '"Museums with a library" AND NOT "history museums" AND NOT "art museums"'),
+    ("Cafes with a terrace without wifi and not in Paris",
+     '"Cafes with a terrace" AND NOT "Cafes with wifi" AND NOT "Cafes in Paris"'),
+])
+def test_two_negations_joined_by_and_are_two_nots(question, query):
+    tree = RuleRewriter().tree(question)
+    assert tree == parse_query(query)
+    assert count_negations(tree) == 2 and all(isinstance(c, (Term, Not)) for c in tree.children)
