@@ -556,10 +556,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
 
 
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
-    """True when a weak cue's scope ``tokens[start:end]`` is a verb done to something named elsewhere: a word that
-    is no preposition, then an object pronoun ("I don't like it", "don't plan to buy it", "won't help me sleep",
-    "never watch them twice"); what it excludes, if anything, is what the pronoun stands for, never the verb.  A
-    pronoun after a preposition ("without any meat in them") or written as a name ("not set in the US") is not."""
+    """True when ``tokens[start:end]`` (a weak cue's scope, or the words of a model's NOT) is a verb done to something
+    named elsewhere: a word that is no preposition, then an object pronoun, the token after the span included ("I
+    don't like it", "don't plan to buy it", "won't help me sleep", "never watch them twice"); what it excludes, if
+    anything, is what the pronoun stands for, never the verb.  A pronoun after a preposition ("without any meat in
+    them") or written as a name ("not set in the US") is not."""
     return any(tokens[k] in cues.objects and written[k].islower() and tokens[k - 1][0].isalnum()
                and tokens[k - 1] not in cues.prepositions for k in range(start + 1, min(end + 1, len(tokens))))
 
