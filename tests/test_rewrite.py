@@ -462,7 +462,6 @@ def test_llm_rewrite_gives_query_and_predicates_in_one_call(chain_model):
 
 
 def test_orlog_decomposition_keeps_the_models_predicates_and_cost_through_the_guard(chain_model):
-
     proposed = LLMRewriter(chain_model, max_new_tokens=24).rewrite(QUESTION)
     cost = proposed.decomposition.parse_tokens
     assert cost > 0 and proposed.orlog_decomposition() is proposed.decomposition
@@ -470,7 +469,7 @@ def test_orlog_decomposition_keeps_the_models_predicates_and_cost_through_the_gu
     # from the rules for that tree, labelled with the rewrite's source, and keep the model's parse cost.
     guarded = guard_rewrite(Rewrite(QUESTION + " I mean it", proposed.query, proposed.tree, "llm", proposed.decomposition))
     assert guarded.decomposition is None
-    d = guarded.orlog_decomposition(cost)
+    d = guarded.orlog_decomposition(proposed)
     assert d.leaves == tuple(t.text for t in distinct_terms(guarded.tree)) and d.formula.count("NOT") == 1
     assert d.source == guarded.source and d.parse_tokens == cost
     rules = Rewrite("Birds of Chile", '"birds of Chile"', Term("birds of Chile"), "rules")

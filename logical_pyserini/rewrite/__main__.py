@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 out.write(f"{qid}\t{rewrite.query}\n")
                 if decomp is not None:
                     # What search's OrLog judges for this rewrite (the same call): the guard's tree when it changed it.
-                    d = rewrite.orlog_decomposition(getattr(proposed.decomposition, "parse_tokens", 0))
+                    d = rewrite.orlog_decomposition(proposed)
                     if d is None:
                         log.warning("qid %s: no predicates for %s; OrLog judges its leaves as they are",
                                     qid, rewrite.query)

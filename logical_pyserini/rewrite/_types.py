@@ -53,14 +53,14 @@ class Rewrite:
     def from_tree(cls, question: str, tree: Node, source: str) -> "Rewrite":
         return cls(question, str(tree), tree, source)
 
-    def orlog_decomposition(self, parse_tokens: int = 0) -> "Decomposition | None":
+    def orlog_decomposition(self, proposed: "Rewrite | None" = None) -> "Decomposition | None":
         """What OrLog judges for this rewrite: its own decomposition, else the rules' predicates for its tree.
 
         Parameters
         ----------
-        parse_tokens : int, optional
-            Model tokens the rewrite cost before the guard replaced it (a guarded
-            rewrite carries none); kept for OrLog's token accounting.
+        proposed : Rewrite, optional
+            The rewrite the guard turned into this one: its model parse tokens
+            (a guarded rewrite carries none) are kept for OrLog's token accounting.
 
         Returns
         -------
@@ -74,6 +74,7 @@ class Rewrite:
                 decomposition = Decomposition.from_tree(self.tree, self.question, self.source)
             except ValueError:
                 return None
+        parse_tokens = getattr(proposed.decomposition, "parse_tokens", 0) if proposed is not None else 0
         if parse_tokens:
             decomposition = replace(decomposition, parse_tokens=parse_tokens)
         return decomposition

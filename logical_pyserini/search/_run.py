@@ -402,8 +402,7 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
         trees[qid] = rewrite.tree
         if decompositions is not None:
             # The guard keeps the model's one-off parse cost; without predicates OrLog judges the leaves.
-            tokens = getattr(proposed.decomposition, "parse_tokens", 0)
-            decompositions[qid] = rewrite.orlog_decomposition(tokens) or rewrite.tree
+            decompositions[qid] = rewrite.orlog_decomposition(proposed) or rewrite.tree
         rows.append(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
     record = Path(f"{config.output}.rewrites.tsv")
     if config.resume and record.exists():  # keep the rewrites of topics done before
