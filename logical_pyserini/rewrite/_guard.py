@@ -742,7 +742,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
         elif top and rewrite.source in _MODEL_SOURCES and (
-                said := _said_in_negative_clause(term, question, lower, cue_tokens, cues)):
+                said := _said_in_negative_clause(term, question, tokens, cue_tokens, cues)):
             core = [lower[j] for j in said]
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
@@ -793,7 +793,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
 
 
-def _said_in_negative_clause(term: Term, question: str, lower: list[str], cue_tokens: set[int],
+def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_tokens: set[int],
                               cues: _Cues) -> list[int] | None:
     """Positions of a NOT leaf's words in the one negative clause (:func:`negative_clauses`) that holds them all,
     when the question uses each of them once and they are at most ``max_constraint_words``; else None.
@@ -806,10 +806,10 @@ def _said_in_negative_clause(term: Term, question: str, lower: list[str], cue_to
     words = list(dict.fromkeys(w for w in said if w not in cues.loose))
     if not words or len(words) > cues.max_constraint_words or cues.negative & set(said):
         return None
+    lower = [t.lower() for t in written]
     for start, end in negative_clauses(question):  # only for a model NOT no scope confirmed: rare, so not up front
         at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
         if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
-            written = _TOKEN.findall(_plain(question))
             return None if _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
     return None
 
