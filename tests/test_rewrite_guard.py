@@ -328,3 +328,28 @@ def test_a_question_about_a_fact_stays_one_although_it_opens_like_a_request():
     assert guard_decision(RuleRewriter().rewrite("Can cats see in the dark without any light?"), propose=True).kept == ()
     q = "Can someone find articles on tidal energy without Norway?"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Norway",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # the asker's situation, which the results must fit: a NOT of the missing thing would sink them
+    ("Tooth decay explained, even though I basically never eat sugar.", []),
+    ("I need sculpting materials. The school has no kiln, so it has to be air-dry clay.", []),
+    ("Weekend trips from Berlin; we don't even have a car.", []),
+    ("Snacks for a party, although my son can't have peanuts.", []),
+    # exclusions of the same shape: a relative clause, a preference, no subject, a preference noun
+    ("Hotels in Rome that have no pool", ["pool"]),
+    ("Safari tips for Kenya, though I'd rather not read about lions again.", ["read about lions again"]),
+    ("Museums in Paris, though not art museums", ["art museums"]),
+    ("French history books; I have no interest in Napoleon", ["interest in napoleon"]),
+])
+def test_a_negation_that_tells_the_askers_situation_excludes_nothing(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_a_model_not_of_the_askers_situation_is_dropped():
+    q = "My dentist found two cavities even though I basically never eat sugar. How is that possible?"
+    d = guard_decision(_rw(q, '"tooth decay" AND NOT "sugar"'), propose=True)
+    assert d.kept == () and d.tree == Term(q)
+    q = "Hotels in Rome that have no pool"  # a property of the results: the model's NOT stands
+    assert guard_decision(_rw(q, '"hotels in Rome" AND NOT "pool"'), propose=True).kept == ("pool",)

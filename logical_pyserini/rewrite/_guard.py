@@ -95,6 +95,11 @@ class _Cues:
     objects: frozenset[str] = frozenset()  # "it", "me": after a weak cue's verb, the thing is named elsewhere
     prepositions: frozenset[str] = frozenset()  # "in": "meat in them" names a thing, "buy it" an action
     request_starts: tuple[tuple[str, ...], ...] = ()  # "can anyone recommend": a request, not a fact question
+    concessive: tuple[tuple[str, ...], ...] = ()  # "even though I never eat sugar": the asker's situation
+    preference: frozenset[str] = frozenset()  # "though I'd rather not read about lions": still an exclusion
+    possession: frozenset[str] = frozenset()  # "the school has no kiln", "we don't have a car": a situation
+    possession_skip: frozenset[str] = frozenset()  # "we don't even have a car"
+    preference_nouns: frozenset[str] = frozenset()  # "I have no interest in X": an exclusion after all
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -141,7 +146,9 @@ def _cues() -> _Cues:
                  seqs("comma_cues"), frozenset(data.get("personal_words", ())),
                  frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())),
                  frozenset(data.get("object_pronouns", ())), frozenset(data.get("prepositions", ())),
-                 seqs("request_starts"))
+                 seqs("request_starts"), seqs("concessive_words"), frozenset(data.get("preference_words", ())),
+                 frozenset(data.get("possession_verbs", ())), frozenset(data.get("possession_skip", ())),
+                 frozenset(data.get("preference_nouns", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -568,13 +575,43 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
     cats not like water?"), it is capitalised inside the sentence (a title: "the novel Never Let Me Go"), it follows a
-    verb of getting by ("survive without light"), "when" / "if", or a property relative ("who does not sleep")."""
+    verb of getting by ("survive without light"), "when" / "if", or a property relative ("who does not sleep"), or
+    it describes the asker's situation (:func:`_states_situation`)."""
     return bool((_match(tokens, sentence_start, cues.fact_starts)
                  and not _match(tokens, sentence_start, cues.request_starts))
                 or (i > sentence_start and written[i][:1].isupper())
                 or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
                 or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
-                or _after_property_relative(tokens, sentence_start, i, cues))
+                or _after_property_relative(tokens, sentence_start, i, cues)
+                or _states_situation(tokens, sentence_start, i, cues))
+
+
+def _states_situation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` tells the asker's situation, which the results must fit, not what to leave
+    out: it sits in a concessive clause, after its subject and with no word of preference before it ("even though I
+    basically never eat sugar"; not "though I'd rather not read about lions", nor "Paris, though not art museums"), or it negates a possession outside a relative clause
+    ("The school has no kiln", "we don't have a car"; not "hotels that have no pool", nor "I have no interest in
+    X").  Articles that fit such a need tend to name the missing thing ("sculpting without a kiln"), so a NOT of it
+    would sink them."""
+    start = i  # the cue's clause: back to punctuation or a clause word ("though", "so")
+    while start > sentence_start and tokens[start - 1][0].isalnum() and tokens[start - 1] not in cues.clause_words:
+        start -= 1
+    before = tokens[max(sentence_start, start - 1) : i]
+    for k in range(len(before)):
+        n = _match(before, k, cues.concessive)
+        if n:  # a subject between the two ("even though I never ..."; "Paris, though not art museums" excludes)
+            return k + n < len(before) and not cues.preference & set(before)
+    if tokens[i] == "no" and i > start and tokens[i - 1] in cues.possession:  # "has no kiln"
+        after = i + 1
+    else:  # "don't have a car", "do not even own one"
+        after = i + 1
+        while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
+            after += 1
+        if after >= len(tokens) or tokens[after] not in cues.possession:
+            return False
+        after += 1
+    return not (cues.relative & set(tokens[start:i]) or _match(tokens, start, cues.property_relatives)
+                or cues.preference_nouns & set(tokens[after : after + 3]))
 
 
 def negative_clauses(question: str) -> list[tuple[int, int]]:
