@@ -353,3 +353,46 @@ def test_a_model_not_of_the_askers_situation_is_dropped():
     assert d.kept == () and d.tree == Term(q)
     q = "Hotels in Rome that have no pool"  # a property of the results: the model's NOT stands
     assert guard_decision(_rw(q, '"hotels in Rome" AND NOT "pool"'), propose=True).kept == ("pool",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # trailing cues with an adverb inside; "banned from" and "out there" state facts
+    ("Family board games. Monopoly is officially banned in our house.", ["monopoly"]),
+    ("Lunchbox snacks (peanuts are not allowed at our school)", ["peanuts"]),
+    ("A used hatchback for the city. Diesels need not apply.", ["diesels"]),
+    ("Dogs are banned from most beaches in Spain, where can I take mine?", []),
+    ("We have Duolingo, so what else is out there?", []),
+    # more strong cues
+    ("cheap flights to Asia, forget about Tokyo", ["tokyo"]),
+    ("Enough with the keto stuff. A balanced meal plan?", ["the keto stuff"]),
+    ("compound interest explained, spare me the math formulas", ["the math formulas"]),
+    ("besides Yellowstone what national parks are good in the fall", ["yellowstone"]),
+    ("good sitcoms to binge, i cant stand laugh tracks", ["laugh tracks"]),
+    # a shouted NOT is a cue, not a title word; "not only" adds; a scope ends at "if"
+    ("knitting for beginners - NOT crochet, my aunt sends crochet videos", ["crochet"]),
+    ("foods that are not only high in protein but also cheap", []),
+    ("thunderstorm forecasting. id rather skip tornadoes if possible", ["tornadoes"]),
+    # lists after the cue: lower-case items to the end, names with articles, names before other words
+    ("knee exercises for runners excluding squats and lunges", ["squats and lunges"]),
+    ("itinerary for Rome - skip the Vatican and the Colosseum, we did both", ["the vatican and the colosseum"]),
+    ("EU countries excluding Germany and France with the lowest cost of living", ["germany and france"]),
+    ("soup recipes without salt and make it spicy", ["salt"]),
+    # a wish inside a how-to question; a name after a property relative
+    ("how to treat back pain at home, I want to avoid ibuprofen", ["ibuprofen"]),
+    ("the best NBA players who aren't LeBron or Jordan", ["lebron or jordan"]),
+    # the asker as subject, or a needed property: no exclusion; a taste stays one
+    ("I can't eat gluten, how do I make pizza dough that stretches?", []),
+    ("my sourdough starter isnt bubbling after 5 days, what am I doing wrong?", []),
+    ("houseplants that don't need direct sunlight for a north window", []),
+    ("Movies for a rainy Sunday; I don't like horror", ["like horror"]),  # "like" is filler in the NOT
+])
+def test_guard_13_cues_lists_and_situations(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_a_shouted_weak_cue_keeps_an_exclusion_named_elsewhere_too():
+    q = "knitting for beginners - NOT crochet, my aunt keeps sending me crochet videos"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("crochet",)
+    q = "knitting for beginners - not crochet, my aunt keeps sending me crochet videos"  # a contrast, as before
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()

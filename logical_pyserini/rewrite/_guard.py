@@ -95,11 +95,19 @@ class _Cues:
     objects: frozenset[str] = frozenset()  # "it", "me": after a weak cue's verb, the thing is named elsewhere
     prepositions: frozenset[str] = frozenset()  # "in": "meat in them" names a thing, "buy it" an action
     request_starts: tuple[tuple[str, ...], ...] = ()  # "can anyone recommend": a request, not a fact question
-    concessive: tuple[tuple[str, ...], ...] = ()  # "even though I never eat sugar": the asker's situation
+    background: tuple[tuple[str, ...], ...] = ()  # "even though I never eat sugar": the asker's situation
     preference: frozenset[str] = frozenset()  # "though I'd rather not read about lions": still an exclusion
     possession: frozenset[str] = frozenset()  # "the school has no kiln", "we don't have a car": a situation
     possession_skip: frozenset[str] = frozenset()  # "we don't even have a car"
     preference_nouns: frozenset[str] = frozenset()  # "I have no interest in X": an exclusion after all
+    additive: frozenset[str] = frozenset()  # "not only A but also B": adds, excludes nothing
+    trailing_not_before: frozenset[str] = frozenset()  # "dogs are banned from beaches": a fact, not a wish
+    adverb_suffix: str = "ly"  # "Monopoly is officially banned": an adverb inside a trailing cue
+    wish: frozenset[str] = frozenset()  # "..., I want to avoid ibuprofen": a request inside a how-to question
+    reporting: frozenset[str] = frozenset()  # "my boss says no X": someone else's exclusion, not a situation
+    preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
+    relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
+    determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -146,9 +154,13 @@ def _cues() -> _Cues:
                  seqs("comma_cues"), frozenset(data.get("personal_words", ())),
                  frozenset(data.get("negative_words", ())), frozenset(data.get("clause_words", ())),
                  frozenset(data.get("object_pronouns", ())), frozenset(data.get("prepositions", ())),
-                 seqs("request_starts"), seqs("concessive_words"), frozenset(data.get("preference_words", ())),
+                 seqs("request_starts"), seqs("background_words"), frozenset(data.get("preference_words", ())),
                  frozenset(data.get("possession_verbs", ())), frozenset(data.get("possession_skip", ())),
-                 frozenset(data.get("preference_nouns", ())))
+                 frozenset(data.get("preference_nouns", ())), frozenset(data.get("additive_words", ())),
+                 frozenset(data.get("trailing_not_before", ())), data.get("adverb_suffix", "ly"),
+                 frozenset(data.get("wish_words", ())), frozenset(data.get("reporting_words", ())),
+                 frozenset(data.get("preference_verbs", ())), seqs("relative_needs"),
+                 frozenset(data.get("determiners", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -523,11 +535,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 i = close + 1
                 continue
         if not n:
-            n, kind = _match(tokens, i, cues.trailing), "trailing"
+            n, kind = _match_trailing(tokens, i, cues), "trailing"
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
+        if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
+            n = 0  # "houseplants that don't need direct sunlight" asks for that property
         if not n:
             i += 1
             continue
@@ -549,7 +563,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
-                    or _and_between_names(written, i + n, end)):
+                    or _and_between_names(written, i + n, end) or _and_in_list(tokens, item, end, cues)):
+                if _names_listed(written, i + n, end, cues) and written[end].islower() \
+                        and tokens[end] not in cues.determiners:
+                    break  # "excluding Germany and France with the lowest cost of living": the names end it
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
@@ -560,6 +577,17 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, i + n, i + n, end))
         i += n
     return scopes
+
+
+def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
+    """Length of a trailing cue at ``i``, an adverb after its copula allowed ("Monopoly is officially banned"); 0
+    before a word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact)."""
+    n = _match(tokens, i, cues.trailing)
+    if not n and i + 1 < len(tokens) and tokens[i] in cues.copulas and len(tokens[i + 1]) > 3 \
+            and tokens[i + 1].endswith(cues.adverb_suffix):
+        n = _match(tokens[i : i + 1] + tokens[i + 2 :], 0, cues.trailing)
+        n = n + 1 if n else 0
+    return 0 if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before else n
 
 
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
@@ -574,43 +602,65 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
 
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
-    cats not like water?"), it is capitalised inside the sentence (a title: "the novel Never Let Me Go"), it follows a
-    verb of getting by ("survive without light"), "when" / "if", or a property relative ("who does not sleep"), or
-    it describes the asker's situation (:func:`_states_situation`)."""
+    cats not like water?") and its clause states no wish ("..., I want to avoid ibuprofen" does), it is capitalised
+    but not shouted inside the sentence (a title: "the novel Never Let Me Go"; "NOT crochet" is a cue), it reads "not
+    only", it follows a verb of getting by ("survive without light"), "when" / "if", or a property relative ("who
+    does not sleep"), or it describes the asker's situation (:func:`_states_situation`)."""
+    start = _clause_start(tokens, sentence_start, i, cues)
     return bool((_match(tokens, sentence_start, cues.fact_starts)
-                 and not _match(tokens, sentence_start, cues.request_starts))
-                or (i > sentence_start and written[i][:1].isupper())
+                 and not _match(tokens, sentence_start, cues.request_starts)
+                 and not cues.wish & set(tokens[start:i]))
+                or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
+                or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
                 or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
-                or _after_property_relative(tokens, sentence_start, i, cues)
-                or _states_situation(tokens, sentence_start, i, cues))
+                or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
+                    and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
+                or _states_situation(tokens, sentence_start, start, i, cues))
 
 
-def _states_situation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
-    """True when the negation at ``i`` tells the asker's situation, which the results must fit, not what to leave
-    out: it sits in a concessive clause, after its subject and with no word of preference before it ("even though I
-    basically never eat sugar"; not "though I'd rather not read about lions", nor "Paris, though not art museums"), or it negates a possession outside a relative clause
-    ("The school has no kiln", "we don't have a car"; not "hotels that have no pool", nor "I have no interest in
-    X").  Articles that fit such a need tend to name the missing thing ("sculpting without a kiln"), so a NOT of it
-    would sink them."""
-    start = i  # the cue's clause: back to punctuation or a clause word ("though", "so")
+def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
+    """Where the clause of token ``i`` starts: after punctuation or a clause word ("though", "so")."""
+    start = i
     while start > sentence_start and tokens[start - 1][0].isalnum() and tokens[start - 1] not in cues.clause_words:
         start -= 1
+    return start
+
+
+def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` (in the clause from ``start``) tells the asker's situation, which the
+    results must fit, not what to leave out.  Articles that fit such a need tend to name the missing thing ("pizza
+    dough without gluten", "sculpting without a kiln"), so a NOT of it would sink them.  Three shapes:
+
+    - a background clause (``background_words``), after its subject and with no word of preference before it:
+      "even though I basically never eat sugar", "since neither of us drinks" (not "though I'd rather not read about
+      lions", nor "Paris, though not art museums");
+    - the asker (or what is theirs) as the clause's subject, right before the negation, which negates no taste:
+      "I can't eat gluten", "my 4 year old won't eat vegetables", "my starter isn't bubbling" (not "I don't like
+      horror", "my boss says no X");
+    - a negated possession outside a relative clause: "The school has no kiln", "we don't even have a car" (not
+      "hotels that have no pool", nor "I have no interest in X").
+    """
+    after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
+    while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
+        after += 1
+    taste = after < len(tokens) and (tokens[after] in cues.preference_verbs or tokens[after] in cues.preference_nouns)
     before = tokens[max(sentence_start, start - 1) : i]
     for k in range(len(before)):
-        n = _match(before, k, cues.concessive)
+        n = _match(before, k, cues.background)
         if n:  # a subject between the two ("even though I never ..."; "Paris, though not art museums" excludes)
-            return k + n < len(before) and not cues.preference & set(before)
+            return k + n < len(before) and not cues.preference & set(before) and not taste
+    subject = tokens[start:i]
+    if subject and subject[0] in cues.personal and len(subject) <= 4 and not taste \
+            and not (cues.preference | cues.reporting) & set(subject):
+        return True
     if tokens[i] == "no" and i > start and tokens[i - 1] in cues.possession:  # "has no kiln"
         after = i + 1
-    else:  # "don't have a car", "do not even own one"
-        after = i + 1
-        while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
-            after += 1
-        if after >= len(tokens) or tokens[after] not in cues.possession:
-            return False
+    elif after < len(tokens) and tokens[after] in cues.possession:
         after += 1
-    return not (cues.relative & set(tokens[start:i]) or _match(tokens, start, cues.property_relatives)
+    else:
+        return False
+    return not (cues.relative & set(subject) or _match(tokens, start, cues.property_relatives)
                 or cues.preference_nouns & set(tokens[after : after + 3]))
 
 
@@ -660,13 +710,35 @@ def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) 
 
 
 def _and_between_names(written: list[str], start: int, at: int, back: bool = False) -> bool:
-    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul", and scanning ``back`` from a
-    trailing cue at ``start``, "Mykonos and Santorini are too busy", list two exclusions."""
+    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul", "skip the Vatican and the
+    Colosseum", and scanning ``back`` from a trailing cue at ``start``, "Mykonos and Santorini are too busy", list
+    two exclusions."""
     if written[at].lower() != "and":
         return False
     if back:
         return at > 0 and written[at - 1][:1].isupper() and written[start][:1].isupper()
-    return at + 1 < len(written) and written[at + 1][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
+    nxt = at + 2 if at + 2 < len(written) and written[at + 1].lower() in _cues().determiners else at + 1
+    return nxt < len(written) and written[nxt][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
+
+
+def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
+    """An "and" at ``at`` that ends a scope's short list of things: "excluding squats and lunges", "other than B12
+    and iron" (one to three words after it up to punctuation or the end; not "without salt and make it spicy")."""
+    if tokens[at] != "and" or not 0 < at - item <= 3 or not all(_inside(t, cues) for t in tokens[item:at]):
+        return False
+    j = at + 1
+    k = j
+    while k < len(tokens) and _inside(tokens[k], cues):
+        k += 1
+    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum()) and tokens[j] not in (
+        cues.prepositions | cues.personal | cues.ignore)
+
+
+def _names_listed(written: list[str], start: int, at: int, cues: _Cues) -> bool:
+    """True when ``written[start:at]`` is a list of names joined by "and" / "or" ("Tokyo and Singapore")."""
+    words = [w for w in written[start:at] if w.lower() not in cues.determiners]
+    joins = [w for w in words if w.lower() in ("and", "or")]
+    return bool(joins) and len(words) > len(joins) + 1 and all(w[:1].isupper() or w in joins for w in words)
 
 
 def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -788,7 +860,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
         for cs, ce, start, end in scopes:
-            weak = _match(lower, cs, cues.weak) == ce - cs
+            weak = _match(lower, cs, cues.weak) == ce - cs and not tokens[cs].isupper()  # "NOT crochet" insists
             for item in _items(lower, start, end, cues):
                 named = [w for w in item if w not in cues.ignore]
                 # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word:
