@@ -11,6 +11,7 @@ hide the others; ``--skip`` leaves steps out):
 * ``orlog``: ``eval/orlog_figure2.py`` -- runs ``eval/bench_orlog.py`` (a colleague's), seed 000 Table 2
   (tokens per pair) and Figure 2 (ΔP@1 per template);
 * ``guard``: ``eval/bench_rewrite_guard.py`` -- rewriting that does no harm (long questions, demo questions);
+* ``cues``: ``eval/bench_guard_cues.py`` -- the exclusions the guard keeps, against blind labelled phrasings;
 * ``leaf-oracle``: ``eval/bench_leaf_oracle.py`` -- the model-free default OrLog oracle vs the dense one.
 
 ``--quick`` passes ``--quick`` to every step (seconds to a few minutes in all).
@@ -48,6 +49,7 @@ DESCRIPTIONS = {
     "orlog_figure2.png": "seed 000 Figure 2 (plot)",
     "rewrite_guard_rules.md": "rewriting that does no harm: plain BM25 vs rules (unguarded / guarded) vs Boolean peer",
     "leaf_oracle.md": "default OrLog oracle without an LLM: leaf scores vs dense MiniLM on the demo",
+    "guard_cues.md": "exclusion phrasings: what the guard keeps against labels written blind (no retrieval)",
 }
 
 
@@ -65,6 +67,7 @@ def steps(args) -> dict[str, list[str]]:
                     *([] if args.quick or args.sizes == "10000,100000" else ["--sizes", args.sizes])],
         "orlog": ["eval/orlog_figure2.py", *quick, *res],
         "guard": ["eval/bench_rewrite_guard.py", *quick, *res],
+        "cues": ["eval/bench_guard_cues.py", *quick, *res],
         "leaf-oracle": ["eval/bench_leaf_oracle.py", *quick, *res],
     }
 
@@ -109,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     p = base_parser(__doc__)
     p.add_argument("--retrievers", default="bm25,dense", help="Leaf retrievers of the ITLR tables.")
     p.add_argument("--sizes", default="10000,100000", help="Latency corpus sizes (full mode).")
-    p.add_argument("--skip", nargs="*", default=[], choices=["synthetic", "itlr", "latency", "orlog", "guard", "leaf-oracle"])
+    p.add_argument("--skip", nargs="*", default=[], choices=["synthetic", "itlr", "latency", "orlog", "guard", "cues",
+                                                                 "leaf-oracle"])
     args = p.parse_args(argv)
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)

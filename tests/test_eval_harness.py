@@ -265,3 +265,23 @@ def test_heldout_refuses_the_bundled_seed(tmp_path):
                            "--work", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "bundled demo" in done.stderr
     assert not any(tmp_path.iterdir())  # nothing generated
+
+
+def test_guard_cues_table_from_the_quick_run(quick_run):
+    rows = table((quick_run[0] / "guard_cues.md").read_text(), "| file")
+    assert [r[0] for r in rows] == ["phrasings_a.jsonl", "phrasings_b.jsonl"]
+    for r in rows:
+        found, items = map(int, r[1].split(" / "))
+        assert 0 < found <= items and float(r[2]) == pytest.approx(found / items, abs=5e-4)
+
+
+def test_guard_cues_score_counts_found_spurious_and_false_exclusions():
+    import bench_guard_cues
+
+    items = [{"id": "1", "kind": "exclusion", "question": "q", "excluded": ["time travel", "Tokyo"]},
+             {"id": "2", "kind": "exclusion", "question": "q", "excluded": ["bars"]},
+             {"id": "3", "kind": "none", "question": "q", "excluded": []}]
+    s = bench_guard_cues.score(items, {"1": ("time travel plots", "travel"), "2": ("Bars", "drinks"), "3": ("kiln",)})
+    # "time travel plots" holds every word of "time travel"; "travel" alone overlaps it, so it is not spurious
+    assert (s["items"], s["items found"], s["questions all found"]) == (3, 2, 1)
+    assert s["questions with a spurious NOT"] == 1 and s["controls with a NOT"] == 1
