@@ -548,7 +548,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if kind == "trailing":
             start = i
             while start > sentence_start and start > i - cues.max_scope_words and (
-                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, back=True)):
+                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, cues, back=True)):
                 start -= 1
             back = None
             if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
@@ -563,7 +563,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
-                    or _and_between_names(written, i + n, end) or _and_in_list(tokens, item, end, cues)):
+                    or _and_between_names(written, i + n, end, cues) or _and_in_list(tokens, item, end, cues)):
                 if _names_listed(written, i + n, end, cues) and written[end].islower() \
                         and tokens[end] not in cues.determiners:
                     break  # "excluding Germany and France with the lowest cost of living": the names end it
@@ -633,7 +633,7 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     dough without gluten", "sculpting without a kiln"), so a NOT of it would sink them.  Three shapes:
 
     - a background clause (``background_words``), after its subject and with no word of preference before it:
-      "even though I basically never eat sugar", "since neither of us drinks" (not "though I'd rather not read about
+      "even though I basically never eat sugar", "since we don't drive" (not "though I'd rather not read about
       lions", nor "Paris, though not art museums");
     - the asker (or what is theirs) as the clause's subject, right before the negation, which negates no taste:
       "I can't eat gluten", "my 4 year old won't eat vegetables", "my starter isn't bubbling" (not "I don't like
@@ -709,7 +709,7 @@ def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) 
     return start < j < len(tokens) and tokens[j] in cues.relative
 
 
-def _and_between_names(written: list[str], start: int, at: int, back: bool = False) -> bool:
+def _and_between_names(written: list[str], start: int, at: int, cues: _Cues, back: bool = False) -> bool:
     """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul", "skip the Vatican and the
     Colosseum", and scanning ``back`` from a trailing cue at ``start``, "Mykonos and Santorini are too busy", list
     two exclusions."""
@@ -717,7 +717,7 @@ def _and_between_names(written: list[str], start: int, at: int, back: bool = Fal
         return False
     if back:
         return at > 0 and written[at - 1][:1].isupper() and written[start][:1].isupper()
-    nxt = at + 2 if at + 2 < len(written) and written[at + 1].lower() in _cues().determiners else at + 1
+    nxt = at + 2 if at + 2 < len(written) and written[at + 1].lower() in cues.determiners else at + 1
     return nxt < len(written) and written[nxt][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
 
 
