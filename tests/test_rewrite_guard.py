@@ -396,3 +396,33 @@ def test_a_shouted_weak_cue_keeps_an_exclusion_named_elsewhere_too():
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("crochet",)
     q = "knitting for beginners - not crochet, my aunt keeps sending me crochet videos"  # a contrast, as before
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-14: more trailing cues, an intensifier inside a cue, shorthand, an anaphor for a name in the sentence
+    ("good tax software for freelancers - TurboTax is dead to me", ["turbotax"]),
+    ("running shoes for flat feet, Nike is a hard no for me", ["nike"]),
+    ("European capitals for a city break, Paris excluded", ["paris"]),
+    ("wedding venues in the Cotswolds - barns are so overdone", ["barns"]),
+    ("learning guitar online, not really interested in Justin Guitar", ["justin guitar"]),
+    ("top anime of all time excl. Naruto and Bleach", ["naruto and bleach"]),
+    ("news on the Senate race w/o Fox or CNN as sources", ["fox or cnn"]),
+    ("weeknight dinners - tacos and spag bol are off the table", ["tacos and spag bol are"]),  # "are" is filler
+    ("what to see in Rome in 2 days? we did the Vatican last trip so give it a miss", ["vatican"]),
+    ("Iceland trip tips. Everyone writes about the Golden Circle and the Blue Lagoon, but we want to skip both.",
+     ["golden circle and the blue lagoon"]),
+    ("day hikes near Seattle that aren't Rattlesnake Ledge lol it's a zoo", ["rattlesnake ledge"]),
+    # ... and what stays a need: the asker's own things, degree words, a question about a property, a how-to
+    ("Neither my husband nor I speak German - can we rent a flat in Berlin?", []),
+    ("None of my tomato plants are flowering, is it too much nitrogen or not enough sun?", []),
+    ("Which countries have no income tax at all?", []),
+    ("what's the best way to get rid of fruit flies without using chemicals", []),
+])
+def test_guard_14_cues_and_anaphors(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
+    q = "wedding venues in the Cotswolds - barns are so overdone, so none of those please"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("barns",)

@@ -108,6 +108,8 @@ class _Cues:
     preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
     relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
     determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
+    intensifiers: frozenset[str] = frozenset()  # "not really into X", "barns are so overdone": inside a cue
+    interrogatives: frozenset[str] = frozenset()  # "Which countries have no income tax?": a question, no relative
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -125,10 +127,20 @@ def _bare_contractions() -> re.Pattern:
     return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, _guard_data()["bare_contractions"])), re.IGNORECASE)
 
 
+@lru_cache(maxsize=1)
+def _abbreviations() -> tuple[re.Pattern, dict[str, str]]:
+    spelled = {k.lower(): v for k, v in _guard_data().get("abbreviations", {}).items()}
+    alternatives = "|".join(map(re.escape, sorted(spelled, key=len, reverse=True))) or "(?!)"
+    return re.compile(r"(?<![\w/])(?:%s)(?![\w/])" % alternatives, re.IGNORECASE), spelled
+
+
 def _plain(text: str) -> str:
-    """``text`` with straight apostrophes and a negation typed without one restored ("dont" -> "don't"), so a
-    cue matches however the question was typed (token positions are unchanged)."""
-    return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text.replace("\u2019", "'"))
+    """``text`` with straight apostrophes, a negation typed without one restored ("dont" -> "don't") and a
+    shorthand spelled out ("excl." -> "excluding", "w/o" -> "without"), so a cue matches however the question was
+    typed.  Every token list of the guard is taken from this text, so their positions agree."""
+    pattern, spelled = _abbreviations()
+    text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'"))
+    return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
 
 
 @lru_cache(maxsize=1)
@@ -160,7 +172,8 @@ def _cues() -> _Cues:
                  frozenset(data.get("trailing_not_before", ())), data.get("adverb_suffix", "ly"),
                  frozenset(data.get("wish_words", ())), frozenset(data.get("reporting_words", ())),
                  frozenset(data.get("preference_verbs", ())), seqs("relative_needs"),
-                 frozenset(data.get("determiners", ())))
+                 frozenset(data.get("determiners", ())), frozenset(data.get("intensifiers", ())),
+                 frozenset(data.get("interrogatives", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -524,7 +537,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             continue
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
         if not n:
-            n, kind = _match(tokens, i, cues.strong), "strong"
+            n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
@@ -548,7 +561,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if kind == "trailing":
             start = i
             while start > sentence_start and start > i - cues.max_scope_words and (
-                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, cues, back=True)):
+                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, cues, back=True)
+                    or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
             back = None
             if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
@@ -570,7 +584,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            back = _anaphoric_subject(tokens, written, sentence_start, i, n, kind == "anaphoric", cues)
+            # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
+            # of those"), not to the names around it.
+            names = not any(s >= sentence_start for _, _, s, _ in scopes)
+            back = _anaphoric_subject(tokens, written, sentence_start, i, n, kind == "anaphoric", cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
             elif not (kind == "weak" and _negated_action(tokens, written, i + n, end, cues)):
@@ -579,14 +596,21 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     return scopes
 
 
+def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
+    """Length of a cue of ``seqs`` at ``i``, an adverb allowed after its first word ("not really into X", "Monopoly
+    is officially banned", "barns are so overdone")."""
+    n = _match(tokens, i, seqs)
+    if not n and i + 1 < len(tokens) and (tokens[i + 1] in cues.intensifiers or (
+            len(tokens[i + 1]) > 3 and tokens[i + 1].endswith(cues.adverb_suffix))):
+        n = _match(tokens[i : i + 1] + tokens[i + 2 :], 0, seqs)
+        n = n + 1 if n > 1 else 0
+    return n
+
+
 def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
-    """Length of a trailing cue at ``i``, an adverb after its copula allowed ("Monopoly is officially banned"); 0
-    before a word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact)."""
-    n = _match(tokens, i, cues.trailing)
-    if not n and i + 1 < len(tokens) and tokens[i] in cues.copulas and len(tokens[i + 1]) > 3 \
-            and tokens[i + 1].endswith(cues.adverb_suffix):
-        n = _match(tokens[i : i + 1] + tokens[i + 2 :], 0, cues.trailing)
-        n = n + 1 if n else 0
+    """Length of a trailing cue at ``i``, an adverb after its copula allowed (:func:`_match_intensified`); 0 before a
+    word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact)."""
+    n = _match_intensified(tokens, i, cues.trailing, cues)
     return 0 if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before else n
 
 
@@ -645,6 +669,9 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
     taste = after < len(tokens) and (tokens[after] in cues.preference_verbs or tokens[after] in cues.preference_nouns)
+    owner = i + 1 + int(i + 1 < len(tokens) and tokens[i + 1] == "of")
+    if owner < len(tokens) and tokens[owner] in cues.personal:  # "Neither my husband nor I", "None of my plants"
+        return True
     before = tokens[max(sentence_start, start - 1) : i]
     for k in range(len(before)):
         n = _match(before, k, cues.background)
@@ -660,6 +687,8 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
         after += 1
     else:
         return False
+    if start == sentence_start and subject and subject[0] in cues.interrogatives:
+        subject = subject[1:]  # "Which countries have no income tax?" asks; "which" relates nothing
     return not (cues.relative & set(subject) or _match(tokens, start, cues.property_relatives)
                 or cues.preference_nouns & set(tokens[after : after + 3]))
 
@@ -734,6 +763,17 @@ def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
         cues.prepositions | cues.personal | cues.ignore)
 
 
+def _and_in_list_back(tokens: list[str], sentence_start: int, at: int, cue: int, cues: _Cues) -> bool:
+    """An "and" at ``at`` in a trailing cue's scope that joins a short list starting a clause: "- tacos and spag bol
+    are off the table" (one to three words on each side, punctuation or the sentence start before the list)."""
+    if tokens[at] != "and" or not 0 < cue - at - 1 <= 3:
+        return False
+    k = at
+    while k > sentence_start and _inside(tokens[k - 1], cues):
+        k -= 1
+    return 0 < at - k <= 3 and (k == sentence_start or not tokens[k - 1][0].isalnum())
+
+
 def _names_listed(written: list[str], start: int, at: int, cues: _Cues) -> bool:
     """True when ``written[start:at]`` is a list of names joined by "and" / "or" ("Tokyo and Singapore")."""
     words = [w for w in written[start:at] if w.lower() not in cues.determiners]
@@ -753,7 +793,7 @@ def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cue
 
 
 def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int,
-                       pointing: bool, cues: _Cues) -> tuple[int, int, int] | None:
+                       pointing: bool, cues: _Cues, names: bool = True) -> tuple[int, int, int] | None:
     """``(subject_start, subject_end, cue_end)`` for an exclusion that points back, else None.
 
     "Edinburgh Castle is too crowded, so not that one.", "The Great Barrier
@@ -761,7 +801,9 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     is always packed, so leave that out." (``pointing``: the cue carries its
     own anaphor): the cue at ``i`` is followed only by anaphors and filler up
     to the end of its sentence, and the sentence opens with a named subject
-    (:func:`_named_subject`).
+    (:func:`_named_subject`) or, when ``names`` (no exclusion of the sentence
+    came before the cue), names something before the cue
+    (:func:`_named_object`: "we did the Vatican last trip so give it a miss").
     """
     end = i + n
     while end < len(tokens) and tokens[end] in cues.loose:
@@ -770,8 +812,31 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
         return None
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
-    subject = _named_subject(tokens, written, sentence_start, i, cues)
+    subject = _named_subject(tokens, written, sentence_start, i, cues) or (
+        _named_object(written, sentence_start, i, cues) if names else None)
     return (*subject, end) if subject else None
+
+
+def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """The last names before ``before`` in the sentence, a list of them joined by "and" / "or" included, for an
+    anaphor whose sentence opens with no named subject: "we did the Vatican last trip so give it a miss",
+    "Everyone writes about the Golden Circle and the Blue Lagoon, but we want to skip both".  A sentence's first
+    word is no name (its capital says nothing)."""
+    end = before
+    while end > sentence_start + 1 and not written[end - 1][:1].isupper():
+        end -= 1
+    if end <= sentence_start + 1:
+        return None
+    start = end - 1
+    while start > sentence_start + 1 and (written[start - 1][:1].isupper() or (
+            written[start - 1].lower() in cues.determiners | {"and", "or"} and start - 2 > sentence_start
+            and written[start - 2][:1].isupper() or written[start - 1].lower() in cues.determiners and
+            start - 3 > sentence_start and written[start - 2].lower() in ("and", "or")
+            and written[start - 3][:1].isupper())):
+        start -= 1
+    while written[start].lower() in cues.determiners:
+        start += 1
+    return start, end
 
 
 def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
