@@ -426,3 +426,28 @@ def test_guard_14_cues_and_anaphors(question, scoped):
 def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
     q = "wedding venues in the Cotswolds - barns are so overdone, so none of those please"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("barns",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-15: how to do it ("without" + a verb with its object or subject) is a need; "without mentioning" is not
+    ("fruit fly traps for the kitchen, without using any chemicals please", []),  # not "without camping gear"
+    ("start composting kitchen scraps without the place smelling", []),
+    ("a history of the Cold War without mentioning the arms race", ["mentioning the arms race"]),
+    ("holidays in Wales without camping", ["camping"]),
+    # a demonstrative at a clause end is an object pronoun; a condition anywhere in the clause silences, "if
+    # possible" and a wish do not
+    ("ukulele basics - my teacher said im not allowed to touch that until later", []),
+    ("tenant rights when the landlord gives no written notice before entering", []),
+    ("If possible I'd prefer material without any Marvel references.", ["any marvel references"]),
+    ("sources on the Norns, but if possible nothing on Marvel", ["marvel"]),
+    # a number word names no excluded thing
+    ("credit cards for a first score, already read a million articles on secured cards", ["a million articles on secured cards"]),
+])
+def test_guard_15_manner_demonstratives_and_conditions(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_a_number_word_is_not_kept_in_an_exclusion():
+    q = "credit cards for a first score, already read a million articles on secured cards"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("secured",)

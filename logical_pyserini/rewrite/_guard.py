@@ -110,6 +110,10 @@ class _Cues:
     determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
     intensifiers: frozenset[str] = frozenset()  # "not really into X", "barns are so overdone": inside a cue
     interrogatives: frozenset[str] = frozenset()  # "Which countries have no income tax?": a question, no relative
+    manner: frozenset[str] = frozenset()  # "without using chemicals", "without the place smelling": how, not what
+    manner_objects: frozenset[str] = frozenset()  # the words that make an -ing word a verb with an object or subject
+    topic_gerunds: frozenset[str] = frozenset()  # "without mentioning the war" still excludes the war
+    demonstratives: frozenset[str] = frozenset()  # "not allowed to touch that": an object pronoun at a clause end
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -173,7 +177,9 @@ def _cues() -> _Cues:
                  frozenset(data.get("wish_words", ())), frozenset(data.get("reporting_words", ())),
                  frozenset(data.get("preference_verbs", ())), seqs("relative_needs"),
                  frozenset(data.get("determiners", ())), frozenset(data.get("intensifiers", ())),
-                 frozenset(data.get("interrogatives", ())))
+                 frozenset(data.get("interrogatives", ())), frozenset(data.get("manner_cues", ())),
+                 frozenset(data.get("manner_objects", ())), frozenset(data.get("topic_gerunds", ())),
+                 frozenset(data.get("object_demonstratives", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -617,10 +623,16 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
     """True when ``tokens[start:end]`` (a weak cue's scope, or the words of a model's NOT) is a verb done to something
     named elsewhere: a word that is no preposition, then an object pronoun, the token after the span included ("I
-    don't like it", "don't plan to buy it", "won't help me sleep", "never watch them twice"); what it excludes, if
-    anything, is what the pronoun stands for, never the verb.  A pronoun after a preposition ("without any meat in
-    them") or written as a name ("not set in the US") is not."""
-    return any(tokens[k] in cues.objects and written[k].islower() and tokens[k - 1][0].isalnum()
+    don't like it", "don't plan to buy it", "won't help me sleep", "never watch them twice"), or a demonstrative that
+    ends its clause ("I'm not allowed to touch that"); what it excludes, if anything, is what the pronoun stands for,
+    never the verb.  A pronoun after a preposition ("without any meat in them") or written as a name ("not set in the
+    US") is not."""
+    def pronoun(k: int) -> bool:
+        if tokens[k] in cues.demonstratives:
+            return k + 1 == len(tokens) or not _inside(tokens[k + 1], cues)
+        return tokens[k] in cues.objects
+
+    return any(pronoun(k) and written[k].islower() and tokens[k - 1][0].isalnum()
                and tokens[k - 1] not in cues.prepositions for k in range(start + 1, min(end + 1, len(tokens))))
 
 
@@ -628,8 +640,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
     cats not like water?") and its clause states no wish ("..., I want to avoid ibuprofen" does), it is capitalised
     but not shouted inside the sentence (a title: "the novel Never Let Me Go"; "NOT crochet" is a cue), it reads "not
-    only", it follows a verb of getting by ("survive without light"), "when" / "if", or a property relative ("who
-    does not sleep"), or it describes the asker's situation (:func:`_states_situation`)."""
+    only", it follows a verb of getting by ("survive without light") or "when" / "if" in its clause ("when the
+    landlord gives no notice"), or a property relative ("who does not sleep"), or it describes the asker's situation (:func:`_states_situation`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
     return bool((_match(tokens, sentence_start, cues.fact_starts)
                  and not _match(tokens, sentence_start, cues.request_starts)
@@ -637,10 +649,34 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
-                or cues.condition & set(tokens[max(sentence_start, i - 2) : i])
+                or _conditional(tokens, start, i, cues)
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
-                or _states_situation(tokens, sentence_start, start, i, cues))
+                or _states_situation(tokens, sentence_start, start, i, cues)
+                or _states_manner(tokens, i, cues))
+
+
+def _states_manner(tokens: list[str], i: int, cues: _Cues) -> bool:
+    """True when the cue at ``i`` ("without") opens a clause about how to do the thing asked for: an -ing verb with
+    its object ("without using chemicals", "without breaking the bank") or with its subject ("without the place
+    smelling", "without it showing"); not "without camping" (a thing), nor "without mentioning the war"."""
+    if tokens[i] not in cues.manner or i + 2 >= len(tokens):
+        return False
+    a, b = tokens[i + 1], tokens[i + 2]
+    if _gerund(a, cues) and b in cues.manner_objects:
+        return True
+    return a in cues.manner_objects and (_gerund(b, cues) or (i + 3 < len(tokens) and _gerund(tokens[i + 3], cues)))
+
+
+def _gerund(word: str, cues: _Cues) -> bool:
+    return len(word) > 4 and word.endswith("ing") and word not in cues.topic_gerunds
+
+
+def _conditional(tokens: list[str], start: int, i: int, cues: _Cues) -> bool:
+    """True when the clause before ``i`` (from ``start``) states a condition ("when the landlord gives no written
+    notice"), not a polite formula ("if possible") nor a wish ("If possible I'd prefer material without X")."""
+    return any(tokens[j] in cues.condition and tokens[j + 1] != "possible" for j in range(start, i)) \
+        and not cues.wish & set(tokens[start:i])
 
 
 def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
