@@ -3,7 +3,9 @@
     python eval/bench_guard_cues.py [--phrasings eval/cues/phrasings_a.jsonl ...] [--rewriter rules]
 
 Each phrasings file holds requests written by someone who never saw the guard
-(``eval/cues/``: file ``a`` for development, file ``b`` held out), one JSON
+(``eval/cues/``: files ``a`` and ``b`` written from a list of phrasings to vary,
+``c`` and ``d`` free-form; which cue lists were tuned on which file is in the
+results' notes), one JSON
 object per line: ``{"id", "kind": "exclusion"|"none", "question", "excluded":
 [exact substrings]}``.  Every question is rewritten (``--rewriter``) and guarded
 as search does by default (``guard=propose``); the exclusions the guard keeps
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from _common import EVAL, base_parser, command, header, log, md_table, write_lines
 
-PHRASINGS = [EVAL / "cues" / "phrasings_a.jsonl", EVAL / "cues" / "phrasings_b.jsonl"]
+PHRASINGS = [EVAL / "cues" / f"phrasings_{k}.jsonl" for k in "abcd"]
 _WORD = re.compile(r"[\w']+")
 _LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "s"}
 
