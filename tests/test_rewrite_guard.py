@@ -451,3 +451,8 @@ def test_guard_15_manner_demonstratives_and_conditions(question, scoped):
 def test_a_number_word_is_not_kept_in_an_exclusion():
     q = "credit cards for a first score, already read a million articles on secured cards"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("secured",)
+
+
+def test_an_anaphor_never_points_to_i():
+    tokens, scopes, _ = _scoped_tokens("what to see in Rome? we did the Vatican so I would give it a miss")
+    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["Vatican"]

@@ -857,22 +857,27 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     """The last names before ``before`` in the sentence, a list of them joined by "and" / "or" included, for an
     anaphor whose sentence opens with no named subject: "we did the Vatican last trip so give it a miss",
     "Everyone writes about the Golden Circle and the Blue Lagoon, but we want to skip both".  A sentence's first
-    word is no name (its capital says nothing)."""
+    word is no name (its capital says nothing), nor is "I"."""
+    first = sentence_start + 1
+
+    def name(k: int) -> bool:
+        return k >= first and written[k][:1].isupper() and written[k].lower() not in cues.personal
+
     end = before
-    while end > sentence_start + 1 and not written[end - 1][:1].isupper():
+    while end > first and not name(end - 1):
         end -= 1
-    if end <= sentence_start + 1:
+    if end <= first:
         return None
     start = end - 1
-    while start > sentence_start + 1 and (written[start - 1][:1].isupper() or (
-            written[start - 1].lower() in cues.determiners | {"and", "or"} and start - 2 > sentence_start
-            and written[start - 2][:1].isupper() or written[start - 1].lower() in cues.determiners and
-            start - 3 > sentence_start and written[start - 2].lower() in ("and", "or")
-            and written[start - 3][:1].isupper())):
-        start -= 1
-    while written[start].lower() in cues.determiners:
-        start += 1
-    return start, end
+    while True:
+        if name(start - 1):
+            start -= 1
+            continue
+        k = start - 1 - int(start - 1 >= first and written[start - 1].lower() in cues.determiners)  # "and the Y"
+        if k >= first and written[k].lower() in ("and", "or") and name(k - 1):
+            start = k - 1
+            continue
+        return start, end
 
 
 def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
