@@ -456,3 +456,17 @@ def test_a_number_word_is_not_kept_in_an_exclusion():
 def test_an_anaphor_never_points_to_i():
     tokens, scopes, _ = _scoped_tokens("what to see in Rome? we did the Vatican so I would give it a miss")
     assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["Vatican"]
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-16: what the asker already has is the premise of a named exclusion after "so", not one of its own
+    ("Beekeeping for beginners. We already bought top-bar hives, so please no Langstroth hives stuff.",
+     ["langstroth hives stuff"]),
+    # ... but it is the exclusion when what follows only points back, or nothing follows
+    ("composting ideas? I already tried bokashi (hated it), so not those", ["bokashi", ""]),
+    ("board games? we already own Catan so cross that off", ["catan", ""]),
+    ("Learning Japanese. We already have Duolingo, so what else is out there?", ["duolingo"]),
+])
+def test_guard_16_a_premise_is_not_an_exclusion(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped

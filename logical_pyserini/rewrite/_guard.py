@@ -114,6 +114,8 @@ class _Cues:
     manner_objects: frozenset[str] = frozenset()  # the words that make an -ing word a verb with an object or subject
     topic_gerunds: frozenset[str] = frozenset()  # "without mentioning the war" still excludes the war
     demonstratives: frozenset[str] = frozenset()  # "not allowed to touch that": an object pronoun at a clause end
+    premise: frozenset[str] = frozenset()  # "We already bought top-bar hives, so please no Langstroth": a premise
+    consequence: frozenset[str] = frozenset()  # "so": what follows it rests on what came before
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -179,7 +181,8 @@ def _cues() -> _Cues:
                  frozenset(data.get("determiners", ())), frozenset(data.get("intensifiers", ())),
                  frozenset(data.get("interrogatives", ())), frozenset(data.get("manner_cues", ())),
                  frozenset(data.get("manner_objects", ())), frozenset(data.get("topic_gerunds", ())),
-                 frozenset(data.get("object_demonstratives", ())))
+                 frozenset(data.get("object_demonstratives", ())), frozenset(data.get("premise_words", ())),
+                 frozenset(data.get("consequence_words", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -599,7 +602,19 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             elif not (kind == "weak" and _negated_action(tokens, written, i + n, end, cues)):
                 scopes.append((i, i + n, i + n, end))
         i += n
-    return scopes
+    return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, cues: _Cues) -> bool:
+    """True when ``scope`` ("We already bought top-bar hives") is the premise of a later exclusion of its sentence
+    that names its own thing ("…, so please no Langstroth hives stuff"): what the asker has is the reason, not what
+    to leave out.  Followed by an anaphoric one ("I already tried bokashi, so not those") it is the exclusion."""
+    cs, _, start, end = scope
+    if tokens[cs] not in cues.premise or start < cs:
+        return False
+    stop = next((j for j in range(end, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c])
+               and any(t not in cues.loose for t in tokens[s:e]) for c, _, s, e in scopes)
 
 
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
