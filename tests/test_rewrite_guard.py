@@ -470,3 +470,9 @@ def test_an_anaphor_never_points_to_i():
 def test_guard_16_a_premise_is_not_an_exclusion(question, scoped):
     tokens, scopes, _ = _scoped_tokens(question)
     assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
+    q = "Jazz piano for adults? I already tried the Aebersold play-along books, so skip Aebersold."
+    tokens, scopes, _ = _scoped_tokens(q)
+    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["the Aebersold play-along books", "Aebersold"]

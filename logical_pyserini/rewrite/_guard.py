@@ -607,14 +607,16 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
 
 def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, cues: _Cues) -> bool:
     """True when ``scope`` ("We already bought top-bar hives") is the premise of a later exclusion of its sentence
-    that names its own thing ("…, so please no Langstroth hives stuff"): what the asker has is the reason, not what
-    to leave out.  Followed by an anaphoric one ("I already tried bokashi, so not those") it is the exclusion."""
+    that names another thing ("…, so please no Langstroth hives stuff"): what the asker has is the reason, not what
+    to leave out.  Followed by an anaphoric one ("I already tried bokashi, so not those") or by one that names the same
+    thing again ("I already tried the Aebersold books, so skip Aebersold") it is the exclusion."""
     cs, _, start, end = scope
     if tokens[cs] not in cues.premise or start < cs:
         return False
     stop = next((j for j in range(end, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    had = {t for t in tokens[start:end] if t not in cues.loose}
     return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c])
-               and any(t not in cues.loose for t in tokens[s:e]) for c, _, s, e in scopes)
+               and not {t for t in tokens[s:e] if t not in cues.loose} <= had for c, _, s, e in scopes)
 
 
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
