@@ -476,3 +476,17 @@ def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
     q = "Jazz piano for adults? I already tried the Aebersold play-along books, so skip Aebersold."
     tokens, scopes, _ = _scoped_tokens(q)
     assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["the Aebersold play-along books", "Aebersold"]
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-17: quoted text is what the asker talks about; a fact question may follow a colon
+    ("I run git status and get 'fatal: not a git repository (or any of the parent directories): .git'. Why?", []),
+    ('my build fails with "No such file or directory" on Windows', []),
+    ("Random question that's been bugging me: why can't you tickle yourself?", []),
+    # a cue outside the quotes still counts, and an apostrophe inside a word opens no quotation
+    ("songs like 'Don't Stop Believin'' for a wedding, but no Journey please", ["journey"]),
+    ("Lunch ideas: no peanuts, my son's school is strict", ["peanuts"]),
+])
+def test_guard_17_quotations_and_a_question_after_a_colon(question, scoped):
+    tokens, scopes, _ = _scoped_tokens(question)
+    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped

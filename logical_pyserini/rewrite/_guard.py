@@ -536,12 +536,16 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     cues = _cues()
     written = _TOKEN.findall(_plain(question))
     tokens = [t.lower() for t in written]
+    quoted = _quoted_tokens(_plain(question))
     sentence_start = 0
     scopes = []
     i = 0
     while i < len(tokens):
         if tokens[i] in _SENTENCE_END:
             sentence_start = i + 1
+            i += 1
+            continue
+        if i in quoted:  # "I get 'fatal: not a git repository'": quoted words are the asker's subject
             i += 1
             continue
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
@@ -660,8 +664,10 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     only", it follows a verb of getting by ("survive without light") or "when" / "if" in its clause ("when the
     landlord gives no notice"), or a property relative ("who does not sleep"), or it describes the asker's situation (:func:`_states_situation`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
-    return bool((_match(tokens, sentence_start, cues.fact_starts)
-                 and not _match(tokens, sentence_start, cues.request_starts)
+    # A question may follow a lead-in and a colon: "Random question that's been bugging me: why can't you ..."
+    opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
+    return bool((any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
+                     for o in {sentence_start, opening})
                  and not cues.wish & set(tokens[start:i]))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
@@ -694,6 +700,19 @@ def _conditional(tokens: list[str], start: int, i: int, cues: _Cues) -> bool:
     notice"), not a polite formula ("if possible") nor a wish ("If possible I'd prefer material without X")."""
     return any(tokens[j] in cues.condition and tokens[j + 1] != "possible" for j in range(start, i)) \
         and not cues.wish & set(tokens[start:i])
+
+
+_QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d|\u2018[^\u2019]+\u2019")
+
+
+def _quoted_tokens(text: str) -> set[int]:
+    """Positions (in the guard's tokens of ``text``) of the words inside quotation marks: a quoted error message or
+    title ("I get 'fatal: not a git repository'") is what the asker talks about, so its negations exclude nothing.
+    An apostrophe inside a word ("don't") opens no quotation."""
+    spans = [m.span() for m in _QUOTE.finditer(text)]
+    if not spans:
+        return set()
+    return {k for k, m in enumerate(_TOKEN.finditer(text)) if any(a < m.start() < b for a, b in spans)}
 
 
 def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
@@ -760,6 +779,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     cues = _cues()
     written = _TOKEN.findall(_plain(question))
     tokens = [t.lower() for t in written]
+    quoted = _quoted_tokens(_plain(question))
     spans, start, sentence_start = [], 0, 0
     for j in range(len(tokens) + 1):
         if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
@@ -770,8 +790,8 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
             start = j + 1
     clauses = []
     for k, (start, end, sentence_start) in enumerate(spans):
-        if not any(tokens[j] in cues.negative and not _silenced(tokens, written, sentence_start, j, cues)
-                   for j in range(start, end)):
+        if not any(tokens[j] in cues.negative and j not in quoted
+                   and not _silenced(tokens, written, sentence_start, j, cues) for j in range(start, end)):
             continue
         bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
         if bare and k and spans[k - 1][2] == sentence_start:
