@@ -490,3 +490,19 @@ def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
 def test_guard_17_quotations_and_a_question_after_a_colon(question, scoped):
     tokens, scopes, _ = _scoped_tokens(question)
     assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+
+
+def test_every_cue_list_lands_in_its_own_field():
+    # _cues() fills the dataclass by position; a field added in the wrong place would take a neighbour's list
+    from logical_pyserini.rewrite._guard import _cues
+    c = _cues()
+    assert c.premise == {"already"} and c.consequence == {"so"} and "well" in c.need_adverbs
+    assert "the" in c.determiners and "really" in c.intensifiers and "which" in c.interrogatives
+    assert "without" in c.manner and "mentioning" in c.topic_gerunds and "that" in c.demonstratives
+    assert "eat" not in c.possession and "has" in c.possession and "like" in c.preference_verbs
+    assert ("even", "though") in c.background and "rather" in c.preference and "from" in c.trailing_not_before
+
+
+def test_a_need_verb_may_take_an_adverb_before_without():
+    tokens, scopes, _ = _scoped_tokens("Which beginner plants grow well without CO2 injection? Not Java fern.")
+    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["Java fern"]

@@ -116,6 +116,7 @@ class _Cues:
     demonstratives: frozenset[str] = frozenset()  # "not allowed to touch that": an object pronoun at a clause end
     premise: frozenset[str] = frozenset()  # "We already bought top-bar hives, so please no Langstroth": a premise
     consequence: frozenset[str] = frozenset()  # "so": what follows it rests on what came before
+    need_adverbs: frozenset[str] = frozenset()  # "grow well without CO2 injection": still what is asked for
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -182,7 +183,7 @@ def _cues() -> _Cues:
                  frozenset(data.get("interrogatives", ())), frozenset(data.get("manner_cues", ())),
                  frozenset(data.get("manner_objects", ())), frozenset(data.get("topic_gerunds", ())),
                  frozenset(data.get("object_demonstratives", ())), frozenset(data.get("premise_words", ())),
-                 frozenset(data.get("consequence_words", ())))
+                 frozenset(data.get("consequence_words", ())), frozenset(data.get("need_adverbs", ())))
 
 
 def missing_operators(question: str, tree: Node) -> list[str]:
@@ -671,7 +672,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                  and not cues.wish & set(tokens[start:i]))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
-                or any(tuple(tokens[i - len(v) : i]) == v for v in cues.need_verbs)
+                or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
+                       for k in (i, i - 1 if i > 0 and tokens[i - 1] in cues.need_adverbs else i))
                 or _conditional(tokens, start, i, cues)
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
