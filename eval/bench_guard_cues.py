@@ -59,11 +59,14 @@ def score(items: list[dict], kept: dict[str, tuple[str, ...]]) -> dict:
 
 
 def _kept(items: list[dict], rewriter: str, model_cache: str | None) -> dict[str, tuple[str, ...]]:
+    from tqdm import tqdm
+
     from logical_pyserini.rewrite import get_rewriter, guard_decision
 
     options = {"cache": model_cache} if model_cache and rewriter != "rules" else {}
     rw = get_rewriter(rewriter, **options)
-    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True).kept for item in items}
+    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True).kept
+            for item in tqdm(items, desc=f"rewrite ({rewriter})", unit="request", disable=rewriter == "rules")}
 
 
 def main(argv=None) -> None:

@@ -493,7 +493,7 @@ def test_guard_17_quotations_and_a_question_after_a_colon(question, scoped):
 
 
 def test_every_cue_list_lands_in_its_own_field():
-    # _cues() fills the dataclass by position; a field added in the wrong place would take a neighbour's list
+    # each field is filled from its own guard.json key
     from logical_pyserini.rewrite._guard import _cues
     c = _cues()
     assert c.premise == {"already"} and c.consequence == {"so"} and "well" in c.need_adverbs
