@@ -58,15 +58,14 @@ def score(items: list[dict], kept: dict[str, tuple[str, ...]]) -> dict:
     return out
 
 
-def _kept(items: list[dict], rewriter: str, model_cache: str | None) -> dict[str, tuple[str, ...]]:
+def _kept(items: list[dict], rw, name: str) -> dict[str, tuple[str, ...]]:
+    """The exclusions the default guard keeps for each request, rewritten by ``rw`` (spec ``name``)."""
     from tqdm import tqdm
 
-    from logical_pyserini.rewrite import get_rewriter, guard_decision
+    from logical_pyserini.rewrite import guard_decision
 
-    options = {"cache": model_cache} if model_cache and rewriter != "rules" else {}
-    rw = get_rewriter(rewriter, **options)
     return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True).kept
-            for item in tqdm(items, desc=f"rewrite ({rewriter})", unit="request", disable=rewriter == "rules")}
+            for item in tqdm(items, desc=f"rewrite ({name})", unit="request", disable=name == "rules")}
 
 
 def main(argv=None) -> None:
@@ -76,15 +75,19 @@ def main(argv=None) -> None:
     p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, llm, llm-draft).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
     args = p.parse_args(argv)
+    from logical_pyserini.rewrite import get_rewriter
     from logical_pyserini.rewrite._guard import _cues
 
+    # One rewriter for every file: a model is loaded once.
+    rw = get_rewriter(args.rewriter, **({"cache": args.model_cache} if args.model_cache and args.rewriter != "rules"
+                                        else {}))
     sections, summary = [], []
     for path in map(Path, args.phrasings):
         items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         if args.quick:
             items = items[:10] + [i for i in items if i["kind"] == "none"][:5]
         log(f"[cues] {path.name}: {len(items)} requests")
-        s = score(items, _kept(items, args.rewriter, args.model_cache))
+        s = score(items, _kept(items, rw, args.rewriter))
         summary.append([path.name, f"{s['items found']} / {s['items']}", f"{s['items found'] / max(s['items'], 1):.3f}",
                         f"{s['questions all found']} / {s['exclusion questions']}",
                         s["questions with a spurious NOT"], f"{s['controls with a NOT']} / {s['controls']}"])

@@ -14,6 +14,12 @@ def _rw(question: str, query: str, source: str = "llm") -> Rewrite:
     return Rewrite.from_tree(question, parse_query(query), source)
 
 
+def _scope_texts(question: str, lower: bool = True) -> list[str]:
+    """The words of each exclusion scope, read from the guard's own tokens (so positions line up)."""
+    tokens, scopes, _ = _scoped_tokens(question)
+    return [" ".join(tokens[s:e]).lower() if lower else " ".join(tokens[s:e]) for _, _, s, e in scopes]
+
+
 def test_without_denmark_excludes_denmark_not_with_denmark():
     q = "Which Scandinavian countries have a constitutional monarchy without Denmark"
     d = guard_decision(RuleRewriter().rewrite(q))
@@ -302,8 +308,7 @@ def test_a_rules_not_is_not_confirmed_by_its_clause_alone():
     ("Novels not set in the US", ["set in the us"]),
 ])
 def test_a_weak_cue_before_a_verb_and_a_pronoun_excludes_nothing(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)  # the guard's own tokens, so positions line up
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_only():
@@ -343,8 +348,7 @@ def test_a_question_about_a_fact_stays_one_although_it_opens_like_a_request():
     ("French history books; I have no interest in Napoleon", ["interest in napoleon"]),
 ])
 def test_a_negation_that_tells_the_askers_situation_excludes_nothing(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_a_model_not_of_the_askers_situation_is_dropped():
@@ -387,8 +391,7 @@ def test_a_model_not_of_the_askers_situation_is_dropped():
     ("Movies for a rainy Sunday; I don't like horror", ["like horror"]),  # "like" is filler in the NOT
 ])
 def test_guard_13_cues_lists_and_situations(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_a_shouted_weak_cue_keeps_an_exclusion_named_elsewhere_too():
@@ -419,8 +422,7 @@ def test_a_shouted_weak_cue_keeps_an_exclusion_named_elsewhere_too():
     ("what's the best way to get rid of fruit flies without using chemicals", []),
 ])
 def test_guard_14_cues_and_anaphors(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
@@ -444,8 +446,7 @@ def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
     ("credit cards for a first score, already read a million articles on secured cards", ["a million articles on secured cards"]),
 ])
 def test_guard_15_manner_demonstratives_and_conditions(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_a_number_word_is_not_kept_in_an_exclusion():
@@ -454,8 +455,8 @@ def test_a_number_word_is_not_kept_in_an_exclusion():
 
 
 def test_an_anaphor_never_points_to_i():
-    tokens, scopes, _ = _scoped_tokens("what to see in Rome? we did the Vatican so I would give it a miss")
-    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["Vatican"]
+    q = "what to see in Rome? we did the Vatican so I would give it a miss"
+    assert _scope_texts(q, lower=False) == ["Vatican"]
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -468,14 +469,12 @@ def test_an_anaphor_never_points_to_i():
     ("Learning Japanese. We already have Duolingo, so what else is out there?", ["duolingo"]),
 ])
 def test_guard_16_a_premise_is_not_an_exclusion(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
     q = "Jazz piano for adults? I already tried the Aebersold play-along books, so skip Aebersold."
-    tokens, scopes, _ = _scoped_tokens(q)
-    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["the Aebersold play-along books", "Aebersold"]
+    assert _scope_texts(q, lower=False) == ["the Aebersold play-along books", "Aebersold"]
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -488,8 +487,7 @@ def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
     ("Lunch ideas: no peanuts, my son's school is strict", ["peanuts"]),
 ])
 def test_guard_17_quotations_and_a_question_after_a_colon(question, scoped):
-    tokens, scopes, _ = _scoped_tokens(question)
-    assert [" ".join(tokens[s:e]).lower() for _, _, s, e in scopes] == scoped
+    assert _scope_texts(question) == scoped
 
 
 def test_every_cue_list_lands_in_its_own_field():
@@ -504,5 +502,5 @@ def test_every_cue_list_lands_in_its_own_field():
 
 
 def test_a_need_verb_may_take_an_adverb_before_without():
-    tokens, scopes, _ = _scoped_tokens("Which beginner plants grow well without CO2 injection? Not Java fern.")
-    assert [" ".join(tokens[s:e]) for _, _, s, e in scopes] == ["Java fern"]
+    q = "Which beginner plants grow well without CO2 injection? Not Java fern."
+    assert _scope_texts(q, lower=False) == ["Java fern"]

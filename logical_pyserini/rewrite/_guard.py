@@ -158,6 +158,9 @@ def _cues() -> _Cues:
         # Longest first, so "do not mention" wins over "do not".
         return tuple(sorted((tuple(_words(c)) for c in data[key]), key=len, reverse=True))
 
+    def words(key: str) -> frozenset[str]:  # an optional word list
+        return frozenset(data.get(key, ()))
+
     return _Cues(
         strong=seqs("strong"),
         weak=seqs("weak"),
@@ -173,49 +176,49 @@ def _cues() -> _Cues:
         reliable_max_words=int(data["reliable_max_words"]),
         version=data["version"],
         disjunction=seqs("disjunction"),
-        inner_negation=frozenset(data.get("inner_negation", ())),
+        inner_negation=words("inner_negation"),
         lead_in=seqs("inner_negation_lead_in"),
-        generic_heads=frozenset(data.get("generic_heads", ())),
+        generic_heads=words("generic_heads"),
         positive=tuple(data.get("inner_negation_positive", {}).items()),
         conjunction=seqs("conjunction"),
         stopwords=frozenset(data["stopwords"]),
         contractions=dict(data.get("inner_negation_contractions", {})),
-        relative=frozenset(data.get("relative_words", ())),
-        anaphors=frozenset(data.get("anaphors", ())),
-        copulas=frozenset(data.get("copulas", ())),
+        relative=words("relative_words"),
+        anaphors=words("anaphors"),
+        copulas=words("copulas"),
         anaphoric=seqs("anaphoric_cues"),
         property_relatives=seqs("property_relatives"),
         split={k: frozenset(v) for k, v in data.get("split_cues", {}).items()},
         need_verbs=seqs("need_verbs"),
         comma=seqs("comma_cues"),
-        personal=frozenset(data.get("personal_words", ())),
-        negative=frozenset(data.get("negative_words", ())),
-        clause_words=frozenset(data.get("clause_words", ())),
-        objects=frozenset(data.get("object_pronouns", ())),
-        prepositions=frozenset(data.get("prepositions", ())),
+        personal=words("personal_words"),
+        negative=words("negative_words"),
+        clause_words=words("clause_words"),
+        objects=words("object_pronouns"),
+        prepositions=words("prepositions"),
         request_starts=seqs("request_starts"),
         background=seqs("background_words"),
-        preference=frozenset(data.get("preference_words", ())),
-        possession=frozenset(data.get("possession_verbs", ())),
-        possession_skip=frozenset(data.get("possession_skip", ())),
-        preference_nouns=frozenset(data.get("preference_nouns", ())),
-        additive=frozenset(data.get("additive_words", ())),
-        trailing_not_before=frozenset(data.get("trailing_not_before", ())),
+        preference=words("preference_words"),
+        possession=words("possession_verbs"),
+        possession_skip=words("possession_skip"),
+        preference_nouns=words("preference_nouns"),
+        additive=words("additive_words"),
+        trailing_not_before=words("trailing_not_before"),
         adverb_suffix=data.get("adverb_suffix", "ly"),
-        wish=frozenset(data.get("wish_words", ())),
-        reporting=frozenset(data.get("reporting_words", ())),
-        preference_verbs=frozenset(data.get("preference_verbs", ())),
+        wish=words("wish_words"),
+        reporting=words("reporting_words"),
+        preference_verbs=words("preference_verbs"),
         relative_needs=seqs("relative_needs"),
-        determiners=frozenset(data.get("determiners", ())),
-        intensifiers=frozenset(data.get("intensifiers", ())),
-        interrogatives=frozenset(data.get("interrogatives", ())),
-        manner=frozenset(data.get("manner_cues", ())),
-        manner_objects=frozenset(data.get("manner_objects", ())),
-        topic_gerunds=frozenset(data.get("topic_gerunds", ())),
-        demonstratives=frozenset(data.get("object_demonstratives", ())),
-        premise=frozenset(data.get("premise_words", ())),
-        consequence=frozenset(data.get("consequence_words", ())),
-        need_adverbs=frozenset(data.get("need_adverbs", ())),
+        determiners=words("determiners"),
+        intensifiers=words("intensifiers"),
+        interrogatives=words("interrogatives"),
+        manner=words("manner_cues"),
+        manner_objects=words("manner_objects"),
+        topic_gerunds=words("topic_gerunds"),
+        demonstratives=words("object_demonstratives"),
+        premise=words("premise_words"),
+        consequence=words("consequence_words"),
+        need_adverbs=words("need_adverbs"),
     )
 
 
@@ -568,9 +571,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     toddler who does not sleep on planes").
     """
     cues = _cues()
-    written = _TOKEN.findall(_plain(question))
+    plain = _plain(question)
+    written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
-    quoted = _quoted_tokens(_plain(question))
+    quoted = _quoted_tokens(plain)
     sentence_start = 0
     scopes = []
     i = 0
@@ -696,7 +700,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     cats not like water?") and its clause states no wish ("..., I want to avoid ibuprofen" does), it is capitalised
     but not shouted inside the sentence (a title: "the novel Never Let Me Go"; "NOT crochet" is a cue), it reads "not
     only", it follows a verb of getting by ("survive without light") or "when" / "if" in its clause ("when the
-    landlord gives no notice"), or a property relative ("who does not sleep"), or it describes the asker's situation (:func:`_states_situation`)."""
+    landlord gives no notice"), or a property relative ("who does not sleep"), or it describes the asker's situation
+    (:func:`_states_situation`) or how to do what is asked (:func:`_states_manner`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
     # A question may follow a lead-in and a colon: "Random question that's been bugging me: why can't you ..."
     opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
@@ -812,9 +817,10 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     coverage, skip him".
     """
     cues = _cues()
-    written = _TOKEN.findall(_plain(question))
+    plain = _plain(question)
+    written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
-    quoted = _quoted_tokens(_plain(question))
+    quoted = _quoted_tokens(plain)
     spans, start, sentence_start = [], 0, 0
     for j in range(len(tokens) + 1):
         if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
