@@ -481,6 +481,7 @@ def test_a_premise_that_names_the_excluded_thing_again_stays_an_exclusion():
     # guard-17: quoted text is what the asker talks about; a fact question may follow a colon
     ("I run git status and get 'fatal: not a git repository (or any of the parent directories): .git'. Why?", []),
     ('my build fails with "No such file or directory" on Windows', []),
+    ("I get \u2018fatal: not a git repository\u2019 after copying the folder", []),  # curly single quotes too
     ("Random question that's been bugging me: why can't you tickle yourself?", []),
     # a cue outside the quotes still counts, and an apostrophe inside a word opens no quotation
     ("songs like 'Don't Stop Believin'' for a wedding, but no Journey please", ["journey"]),

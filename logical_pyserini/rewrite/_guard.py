@@ -142,11 +142,11 @@ def _abbreviations() -> tuple[re.Pattern, dict[str, str]]:
 
 
 def _plain(text: str) -> str:
-    """``text`` with straight apostrophes, a negation typed without one restored ("dont" -> "don't") and a
+    """``text`` with straight apostrophes and single quotes, a negation typed without one restored ("dont" -> "don't") and a
     shorthand spelled out ("excl." -> "excluding", "w/o" -> "without"), so a cue matches however the question was
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
-    text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'"))
+    text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
     return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
 
 
@@ -742,7 +742,8 @@ def _conditional(tokens: list[str], start: int, i: int, cues: _Cues) -> bool:
         and not cues.wish & set(tokens[start:i])
 
 
-_QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d|\u2018[^\u2019]+\u2019")
+# Single quotes are straight by now (:func:`_plain`); double ones straight or curly.
+_QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d")
 
 
 def _quoted_tokens(text: str) -> set[int]:
