@@ -505,3 +505,38 @@ def test_every_cue_list_lands_in_its_own_field():
 def test_a_need_verb_may_take_an_adverb_before_without():
     q = "Which beginner plants grow well without CO2 injection? Not Java fern."
     assert _scope_texts(q, lower=False) == ["Java fern"]
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-18: more strong cues, an imperative at a clause's start, the minus operator, "X's off the table"
+    ("papers on microplastics in rivers, please filter out press releases", ["press releases"]),
+    ("studies on sleep and memory, excepting animal studies", ["animal studies"]),
+    ("a plumber in Leeds, anyone but Pimlico Plumbers", ["pimlico plumbers"]),
+    ("budget laptops for students. Ignore Chromebooks, the school software needs Windows.", ["chromebooks"]),
+    ("chilli recipes for a crowd, hold the beans", ["beans"]),
+    ("apps to ignore spam calls on android", []),  # not where a clause opens: what is asked for
+    ("javascript charting libraries -d3 -highcharts", ["d3", "highcharts"]),
+    ("what does ls -l print", []),  # an option in the middle of a question, not an operator
+    ("pub quiz rounds, football's off the table this week", ["football is"]),
+    ("fantasy series to read on holiday, bin off anything by Brandon Sanderson cause I've done him",
+     ["anything by brandon sanderson"]),
+    ("I'm not after anything about tariffs, just the history of the port", ["anything about tariffs"]),
+    # the asker's choice is no situation; an elided or anaphoric object points to the name before it
+    ("toddler snacks for the car? we're avoiding nuts for now", ["nuts for now"]),
+    ("parkrun alternatives. We ran Bushy Park last month so give that one a miss.", ["bushy park"]),
+    ("Netflix comedies? Seen Schitt's Creek already, so leave that off the list.", ["schitt's creek"]),
+    ("I've finished Couch to 5K so that one's out; next running plan?", ["couch to 5k"]),
+    ("tutors for A-level maths in Leeds, Kumon I have already tried so pls omit", ["", "kumon"]),
+    ("Which Marvel films can I skip?", [""]),  # nothing named before the cue: nothing excluded
+    # a question opening with a negated auxiliary asks about a fact
+    ("Doesn't milk go off faster without a fridge?", []),
+])
+def test_guard_18_cues_imperatives_and_elided_objects(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_18_fields():
+    from logical_pyserini.rewrite._guard import _cues
+    c = _cues()
+    assert ("ignore",) in c.imperative and "please" in c.openers and "avoiding" in c.volitional
+    assert "to" in c.name_links and "cause" in c.boundary

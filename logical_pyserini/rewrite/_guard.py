@@ -117,6 +117,10 @@ class _Cues:
     premise: frozenset[str] = frozenset()  # "We already bought top-bar hives, so please no Langstroth": a premise
     consequence: frozenset[str] = frozenset()  # "so": what follows it rests on what came before
     need_adverbs: frozenset[str] = frozenset()  # "grow well without CO2 injection": still what is asked for
+    imperative: tuple[tuple[str, ...], ...] = ()  # "Ignore the JNC 8 report": a cue only where its clause opens
+    openers: frozenset[str] = frozenset()  # "please", "just": may stand before an imperative cue
+    volitional: frozenset[str] = frozenset()  # "We're avoiding egg": the asker's choice, not their situation
+    name_links: frozenset[str] = frozenset()  # "Couch to 5K", "Lord of the Rings": lower-case words inside a name
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -147,7 +151,15 @@ def _plain(text: str) -> str:
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = _MINUS.sub(", not ", _COPULA_S.sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
     return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
+
+
+# "ramen's off the table", "that one's out": the 's is "is", and the cue is "is out".
+_COPULA_S = re.compile(r"(?<=\w)'s(?=\s+(?:off|out)\b)", re.IGNORECASE)
+# A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
+# characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
+_MINUS = re.compile(r"(?<=\S\s)-(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)")
 
 
 @lru_cache(maxsize=1)
@@ -219,6 +231,10 @@ def _cues() -> _Cues:
         premise=words("premise_words"),
         consequence=words("consequence_words"),
         need_adverbs=words("need_adverbs"),
+        imperative=seqs("imperative_cues"),
+        openers=words("clause_openers"),
+        volitional=words("volitional_cues"),
+        name_links=words("name_links"),
     )
 
 
@@ -591,6 +607,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
+        if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
+            n, kind = _match(tokens, i, cues.imperative), "strong"
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
                           if tokens[j] in cues.split[tokens[i]] or not _inside(tokens[j], cues)), None)
@@ -609,6 +627,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if not n:
             i += 1
             continue
+        # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
+        # of those"), not to the names around it.
+        names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)  # not "already tried" alone
         if kind == "trailing":
             start = i
             while start > sentence_start and start > i - cues.max_scope_words and (
@@ -620,8 +641,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 p = start
                 while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
                     p -= 1
-                if cues.anaphors & set(tokens[p:i]):
-                    back = _named_subject(tokens, written, sentence_start, p, cues)
+                if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
+                    back = _named_subject(tokens, written, sentence_start, p, cues) or (
+                        _named_object(written, sentence_start, p, cues) if names else None)
             scopes.append((i, i + n, *back) if back else (i, i + n, start, i))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
@@ -635,16 +657,36 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
-            # of those"), not to the names around it.
-            names = not any(s >= sentence_start for _, _, s, _ in scopes)
-            back = _anaphoric_subject(tokens, written, sentence_start, i, n, kind == "anaphoric", cues, names)
+            pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
+            back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
             elif not (kind == "weak" and _negated_action(tokens, written, i + n, end, cues)):
                 scopes.append((i, i + n, i + n, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def _opens_clause(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when token ``i`` opens its sentence or a clause (after punctuation), words of ``openers`` ("please",
+    "just", "and") allowed before it: where an imperative cue ("ignore", "hold the") gives an order."""
+    j = i
+    while j > sentence_start and tokens[j - 1] in cues.openers:
+        j -= 1
+    return j == sentence_start or tokens[j - 1] in _COMMA_LIKE
+
+
+def _elided_object(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
+    """True when the strong cue at ``i`` ends its sentence right after a consequence word ("Vajiram I have already
+    enquired so pls omit"): its object is what the sentence named before, as an anaphor's would be.  A cue that ends
+    a question with nothing before it ("Which Marvel films can I skip?") names no object."""
+    end = i + n
+    if end < len(tokens) and tokens[end] not in _SENTENCE_END:
+        return False
+    j = i
+    while j > sentence_start and tokens[j - 1] in cues.openers and tokens[j - 1] not in cues.consequence:
+        j -= 1
+    return j > sentence_start and tokens[j - 1] in cues.consequence
 
 
 def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, cues: _Cues) -> bool:
@@ -778,6 +820,8 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     - a negated possession outside a relative clause: "The school has no kiln", "we don't even have a car" (not
       "hotels that have no pool", nor "I have no interest in X").
     """
+    if tokens[i] in cues.volitional:  # "We're avoiding egg and dairy", "we're keen to avoid Tromsø": a choice
+        return False
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
@@ -939,8 +983,10 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     word is no name (its capital says nothing), nor is "I"."""
     first = sentence_start + 1
 
-    def name(k: int) -> bool:
-        return k >= first and written[k][:1].isupper() and written[k].lower() not in cues.personal
+    def name(k: int) -> bool:  # "Borrowdale", "5K"
+        word = written[k] if k >= first else ""
+        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word))) \
+            and word.lower() not in cues.personal
 
     end = before
     while end > first and not name(end - 1):
@@ -951,6 +997,9 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     while True:
         if name(start - 1):
             start -= 1
+            continue
+        if start - 2 >= first and written[start - 1] in cues.name_links and name(start - 2):  # "Couch to 5K"
+            start -= 2
             continue
         k = start - 1 - int(start - 1 >= first and written[start - 1].lower() in cues.determiners)  # "and the Y"
         if k >= first and written[k].lower() in ("and", "or") and name(k - 1):
