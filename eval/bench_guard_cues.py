@@ -29,7 +29,8 @@ _LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", 
 
 
 def _content(text: str) -> set[str]:
-    words = {w.lower().strip("'") for w in _WORD.findall(text.replace("-", " "))}
+    # "tolkien's" holds "tolkien", as Lucene's possessive filter reads it
+    words = {re.sub(r"'s$", "", w.lower()).strip("'") for w in _WORD.findall(text.replace("-", " "))}
     return {w for w in words if w and w not in _LIGHT}
 
 

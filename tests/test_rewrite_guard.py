@@ -540,3 +540,33 @@ def test_guard_18_fields():
     c = _cues()
     assert ("ignore",) in c.imperative and "please" in c.openers and "avoiding" in c.volitional
     assert "to" in c.name_links and "cause" in c.boundary
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-19: split cues around their scope, more trailing cues, an 's that is "is", a dotted name
+    ("ski resorts in the Alps? We'd rather give Switzerland a miss, too pricey.", ["switzerland"]),
+    ("Give me examples of near miss reporting forms", []),  # no "a miss" to close it
+    ("Renaissance painters, but leave Titian and Raphael aside", ["titian and raphael"]),
+    ("anniversary trip ideas; we've crossed Venice off the list", ["venice"]),
+    ("CRM tools for a charity, Salesforce is a non-starter for us", ["salesforce"]),
+    ("guitar amps for a flat, Marshall's a hard no from me", ["marshall"]),
+    ("Dogs are banned from most beaches in summer", []),  # a fact, not "from me"
+    ("frontend frameworks for a dashboard, angular.js not an option", ["angular.js"]),
+    ("what to read after Dune? Herbert's other books don't count", ["herbert's other books"]),
+    ("password managers, LastPass is blacklisted at work", ["lastpass"]),
+    ("hiking boots for wide feet, Merrell is not for me", ["merrell"]),
+    ("science fair ideas, scratch the baking soda volcano", ["baking soda volcano"]),
+    ("home insurance quotes in Ohio, bar Allstate", ["allstate"]),
+    ("cocktail recipes, bar snacks and garnishes", []),  # not before a name
+    ("houseplants for a dark flat, sans monstera", ["monstera"]),
+    ("best sans serif fonts for body text", []),
+    # an exclusion stated after the thing, with the asker's "not interested" ending the sentence
+    ("Kindly suggest a phone under 300 dollars, Huawei I am not interested.", ["huawei"]),
+    # a contrast in a question about a fact, and a sentence whose last clause asks why / what's wrong
+    ("Why do cats like fish but not water?", []),
+    ("my script runs from the terminal but not from cron, why??", []),
+    ("Car makes a clicking noise but won't start \u2014 what's wrong?", []),
+    ("Paris museums but not art museums", ["art museums"]),
+])
+def test_guard_19_split_trailing_and_fact_tails(question, scoped):
+    assert _scope_texts(question) == scoped

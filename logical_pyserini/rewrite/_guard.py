@@ -51,7 +51,7 @@ GUARD_MODES = ("off", "on", "propose")
 
 # A hyphen or en dash between spaces, or an em dash, separates clauses as a comma does ("at home - stretching
 # routines"); an unspaced en dash joins ("Trastevere\u2013Testaccio").
-_TOKEN = re.compile(r"\w[\w'-]*|[.,;:!?()\u2014]|(?<!\S)[-\u2013](?!\S)")
+_TOKEN = re.compile(r"\w[\w'-]*(?:\.\w[\w'-]*)*|[.,;:!?()\u2014]|(?<!\S)[-\u2013](?!\S)")  # "chart.js" is one word
 _SENTENCE_END = {".", "!", "?"}
 _COMMA_LIKE = {",", ";", ":", "(", "-", "\u2013", "\u2014"}
 _MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose NOT may rest on a clause it read
@@ -86,7 +86,7 @@ class _Cues:
     copulas: frozenset[str] = frozenset()  # "is": ends the subject an anaphoric exclusion points back to
     anaphoric: tuple[tuple[str, ...], ...] = ()  # "leave that out": a cue that points back by itself
     property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
-    split: dict[str, frozenset[str]] = field(default_factory=dict)  # "leave" ... "out": a cue around its scope
+    split: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # "leave" X "out": around its scope
     need_verbs: tuple[tuple[str, ...], ...] = ()  # "survive without much light": what is asked for
     comma: tuple[tuple[str, ...], ...] = ()  # "..., ignoring X": a cue only right after a comma
     personal: frozenset[str] = frozenset()  # "I", "my": a query that holds one is a sentence, not a noun phrase
@@ -121,6 +121,10 @@ class _Cues:
     openers: frozenset[str] = frozenset()  # "please", "just": may stand before an imperative cue
     volitional: frozenset[str] = frozenset()  # "We're avoiding egg": the asker's choice, not their situation
     name_links: frozenset[str] = frozenset()  # "Couch to 5K", "Lord of the Rings": lower-case words inside a name
+    imperative_names: tuple[tuple[str, ...], ...] = ()  # ", bar Geico": an imperative cue before a name only
+    contrast: tuple[tuple[str, ...], ...] = ()  # "but not": strong in a request, silent in a fact question
+    not_before: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)  # "sans serif" is no cue
+    fact_tails: tuple[tuple[str, ...], ...] = ()  # "..., why??", "— what's wrong?": the sentence asks a fact
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -151,12 +155,16 @@ def _plain(text: str) -> str:
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
-    text = _MINUS.sub(", not ", _COPULA_S.sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
+    text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
     return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
 
 
-# "ramen's off the table", "that one's out": the 's is "is", and the cue is "is out".
-_COPULA_S = re.compile(r"(?<=\w)'s(?=\s+(?:off|out)\b)", re.IGNORECASE)
+@lru_cache(maxsize=1)
+def _copula_s() -> re.Pattern:
+    """"ramen's off the table", "piano's a hard no": an 's before the rest of an "is ..." trailing cue is "is"."""
+    rests = {c[3:] for c in _guard_data()["trailing"] if c.startswith("is ")} | {"off", "out"}
+    alternatives = "|".join(map(re.escape, sorted(rests, key=len, reverse=True)))
+    return re.compile(r"(?<=\w)'s(?=\s+(?:%s)\b)" % alternatives, re.IGNORECASE)
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
 # characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
 _MINUS = re.compile(r"(?<=\S\s)-(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)")
@@ -200,7 +208,7 @@ def _cues() -> _Cues:
         copulas=words("copulas"),
         anaphoric=seqs("anaphoric_cues"),
         property_relatives=seqs("property_relatives"),
-        split={k: frozenset(v) for k, v in data.get("split_cues", {}).items()},
+        split={k: tuple(tuple(_words(c)) for c in v) for k, v in data.get("split_cues", {}).items()},
         need_verbs=seqs("need_verbs"),
         comma=seqs("comma_cues"),
         personal=words("personal_words"),
@@ -235,6 +243,10 @@ def _cues() -> _Cues:
         openers=words("clause_openers"),
         volitional=words("volitional_cues"),
         name_links=words("name_links"),
+        imperative_names=seqs("imperative_name_cues") if "imperative_name_cues" in data else (),
+        contrast=seqs("contrast_cues") if "contrast_cues" in data else (),
+        not_before={tuple(_words(k)): frozenset(v) for k, v in data.get("cue_not_before", {}).items()},
+        fact_tails=seqs("fact_question_tails") if "fact_question_tails" in data else (),
     )
 
 
@@ -605,16 +617,25 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
         if not n:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
+            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
+                n = 0  # "sans serif fonts"
+            if n and _match(tokens, i, cues.contrast) and _asks_fact(tokens, sentence_start, i, cues):
+                n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
         if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
             n, kind = _match(tokens, i, cues.imperative), "strong"
+            m = _match(tokens, i, cues.imperative_names)
+            if not n and m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
+                n = m
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
+            closes = cues.split[tokens[i]]
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
-                          if tokens[j] in cues.split[tokens[i]] or not _inside(tokens[j], cues)), None)
-            if close is not None and tokens[close] in cues.split[tokens[i]]:
+                          if _match(tokens, j, closes) or not (_inside(tokens[j], cues) or tokens[j] in ("and", "or"))),
+                         None)  # "leave Leonardo da Vinci and Michelangelo aside"
+            if close is not None and _match(tokens, close, closes):
                 scopes.append((i, i + 1, i + 1, close))
-                i = close + 1
+                i = close + _match(tokens, close, closes)
                 continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
@@ -718,7 +739,9 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     """Length of a trailing cue at ``i``, an adverb after its copula allowed (:func:`_match_intensified`); 0 before a
     word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact)."""
     n = _match_intensified(tokens, i, cues.trailing, cues)
-    return 0 if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before else n
+    if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
+        return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
+    return n
 
 
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
@@ -745,11 +768,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     landlord gives no notice"), or a property relative ("who does not sleep"), or it describes the asker's situation
     (:func:`_states_situation`) or how to do what is asked (:func:`_states_manner`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
-    # A question may follow a lead-in and a colon: "Random question that's been bugging me: why can't you ..."
-    opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
-    return bool((any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
-                     for o in {sentence_start, opening})
-                 and not cues.wish & set(tokens[start:i]))
+    return bool(_asks_fact(tokens, sentence_start, i, cues)
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
@@ -759,6 +778,24 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
                 or _states_manner(tokens, i, cues))
+
+
+def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the sentence of the cue at ``i`` asks about a fact and the cue's clause states no wish: it opens
+    with a question word ("Why do cats not like water?"), maybe after a lead-in and a colon ("Random question that's
+    been bugging me: why can't you ..."), or its last clause is one ("... but won't start — what's wrong?", "...
+    but not from cron, why??")."""
+    if cues.wish & set(tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
+        return False
+    opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
+    if any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
+           for o in {sentence_start, opening}):
+        return True
+    end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    last = max((j + 1 for j in range(i, end) if tokens[j] in _COMMA_LIKE), default=None)
+    return last is not None and _match(tokens, last, cues.fact_tails) > 0 and end < len(tokens) \
+        and tokens[end] == "?" and all(not t[0].isalnum() or t in cues.loose for t in
+                                       tokens[last + _match(tokens, last, cues.fact_tails) : end])
 
 
 def _states_manner(tokens: list[str], i: int, cues: _Cues) -> bool:
