@@ -464,7 +464,7 @@ def test_an_anaphor_never_points_to_i():
     ("Beekeeping for beginners. We already bought top-bar hives, so please no Langstroth hives stuff.",
      ["langstroth hives stuff"]),
     # ... but it is the exclusion when what follows only points back, or nothing follows
-    ("composting ideas? I already tried bokashi (hated it), so not those", ["bokashi", ""]),
+    ("composting ideas? I already tried bokashi (hated it), so not those", ["bokashi", "", ""]),
     ("board games? we already own Catan so cross that off", ["catan", ""]),
     ("Learning Japanese. We already have Duolingo, so what else is out there?", ["duolingo"]),
 ])
@@ -569,4 +569,53 @@ def test_guard_18_fields():
     ("Paris museums but not art museums", ["art museums"]),
 ])
 def test_guard_19_split_trailing_and_fact_tails(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-20: a negated verb alone is a state; a negated strong cue, a substitution, someone else's wish and a
+    # lack of experience exclude nothing
+    ("Hello IT, the sink in the kitchen is not draining at all. Can I fix it myself?", []),
+    ("car makes a clicking noise but won't start", []),
+    ("my train was delayed 2 hours but not cancelled, can I claim?", []),
+    ("Novels that became bestsellers that are not illustrated", ["illustrated"]),
+    ("2010s novels about technology, but not computing", ["computing"]),
+    ("what can I use instead of buttermilk in pancakes", []),
+    ("how to tell a friend you don't want to be flatmates anymore", []),
+    ("never been to a wedding, what do I wear as a guest", []),
+    ("gym routine for beginners, do not skip leg day", []),
+    ("sleeping without a pillow good or bad for the neck", []),
+    ("hello, which credit cards have no annual fee? amex is rarely accepted here so drop amex", ["amex"]),
+    # ... and new cues: mid-sentence imperatives, "keep X off", trailing judgements, "never again", anaphors
+    ("honeymoon ideas in asia, we want beaches but scratch bali, too crowded", ["bali"]),
+    ("budget phones - keep Samsung and Xiaomi off the list", ["samsung and xiaomi"]),
+    ("sewing machines for a beginner, Singer is a hard pass", ["singer"]),
+    ("cheap flights to Berlin in May, but Ryanair never again", ["ryanair"]),
+    ("state management for react - redux feels like overkill", ["redux"]),
+    ("team building ideas, paintball won't fly after last year", ["paintball"]),
+    ("printer jammed on floor 3, who do I contact? Please don't point me to facilities.", ["facilities"]),
+    ("Spain is where we went last year so not there.", ["spain"]),
+    ("diet plan for a week. my joints flare with Dairy so cut that out completely", ["dairy"]),
+])
+def test_guard_20_states_and_new_cues(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_a_model_not_on_a_verb_alone_or_after_turns_out_is_not_confirmed():
+    from logical_pyserini.rewrite._guard import negative_clauses
+    assert negative_clauses("it turns out she never made a will") == []
+    q = "heel pain exercises? please don't send anything about injections"
+    tree = And((Term("heel pain exercises"), Not(Term("send"))))
+    assert guard_decision(Rewrite.from_tree(q, tree, "llm"), propose=True).kept == ("injections",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-20: after an auxiliary the verb is not the excluded thing; a verb with particles only is a state
+    ("history podcasts, please don't send anything about Rome", ["anything about rome"]),
+    ("dinner ideas, my husband wont eat anything with cilantro lol", []),  # the asker's own household: a situation
+    ("dinner ideas, the kids won't eat anything with cilantro", ["anything with cilantro"]),
+    ("what happens to bottom-dwelling animals that can't swim away?", []),
+    ("Don't Stop Believin' chords for beginner guitar", []),  # a title
+])
+def test_guard_20_verbs_after_auxiliaries(question, scoped):
     assert _scope_texts(question) == scoped

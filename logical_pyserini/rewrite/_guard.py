@@ -125,6 +125,14 @@ class _Cues:
     contrast: tuple[tuple[str, ...], ...] = ()  # "but not": strong in a request, silent in a fact question
     not_before: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)  # "sans serif" is no cue
     fact_tails: tuple[tuple[str, ...], ...] = ()  # "..., why??", "— what's wrong?": the sentence asks a fact
+    midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
+    auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
+    substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
+    wish_negations: tuple[tuple[str, ...], ...] = ()  # "don't want": someone else's in a how-to question
+    experience: frozenset[str] = frozenset()  # "never been to a wedding": the asker's lack of experience
+    negators: frozenset[str] = frozenset()  # "never been to", "do not skip": a strong cue negated excludes nothing
+    particle_verbs: frozenset[str] = frozenset()  # "it turns out", "eat out": "out" / "off" as a particle
+    particles: frozenset[str] = frozenset()  # "can't swim away", "won't crack badly": how the verb goes, no thing
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -247,6 +255,14 @@ def _cues() -> _Cues:
         contrast=seqs("contrast_cues") if "contrast_cues" in data else (),
         not_before={tuple(_words(k)): frozenset(v) for k, v in data.get("cue_not_before", {}).items()},
         fact_tails=seqs("fact_question_tails") if "fact_question_tails" in data else (),
+        midclause=seqs("midclause_cues") if "midclause_cues" in data else (),
+        auxiliaries=seqs("auxiliary_negations") if "auxiliary_negations" in data else (),
+        substitution=words("substitution_verbs"),
+        wish_negations=seqs("wish_negations") if "wish_negations" in data else (),
+        experience=words("experience_participles"),
+        negators=words("cue_negators"),
+        particle_verbs=words("particle_verbs"),
+        particles=words("verb_particles"),
     )
 
 
@@ -621,6 +637,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "sans serif fonts"
             if n and _match(tokens, i, cues.contrast) and _asks_fact(tokens, sentence_start, i, cues):
                 n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
+            if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
+                n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
+            if n and _match(tokens, i, cues.wish_negations) and _asks_fact(tokens, sentence_start, i, cues) \
+                    and not (i > 0 and tokens[i - 1] in cues.personal):
+                n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
+            if n and i > 0 and tokens[i - 1] in cues.negators:
+                n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
         if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
@@ -628,6 +651,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             m = _match(tokens, i, cues.imperative_names)
             if not n and m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
                 n = m
+            if not n and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
+                n = _match(tokens, i, cues.midclause)
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
             closes = cues.split[tokens[i]]
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
@@ -639,8 +664,14 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
+            if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
+                n = 0  # a title: "the film Never Say Never Again"
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
+            if n and _match(tokens, i + n, cues.strong):
+                n = 0  # "do not skip leg day": the negation cancels the cue
+            if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
+                n = 0  # a title: "Don't Stop Believin' chords" (a verb is capitalised only in one)
             if n and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
         if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
@@ -682,8 +713,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
-            elif not (kind == "weak" and _negated_action(tokens, written, i + n, end, cues)):
-                scopes.append((i, i + n, i + n, end))
+            elif not ((kind == "weak" and _negated_action(tokens, written, i + n, end, cues))
+                      or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
+                          and _negated_state(tokens, i, n, end, cues))):
+                # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
+                verb = int(kind == "weak" and _match(tokens, i, cues.auxiliaries) == n and i + n < end - 1
+                           and tokens[i + n] not in cues.loose)
+                scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
 
@@ -694,6 +730,8 @@ def _opens_clause(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
     j = i
     while j > sentence_start and tokens[j - 1] in cues.openers:
         j -= 1
+        if tokens[j] in cues.clause_words:  # "... so drop amex": "so" opens a clause
+            return True
     return j == sentence_start or tokens[j - 1] in _COMMA_LIKE
 
 
@@ -742,6 +780,29 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
         return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
     return n
+
+
+def _negated_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when a weak cue's scope ``tokens[i + n:end]`` is a verb alone: the state of something named before it,
+    not a thing to leave out ("car makes clicking noise but won't start", "the sink is not draining at all").  After
+    an auxiliary ("won't", "doesn't") the first word is that verb, and particles or -ly adverbs may follow it ("can't
+    swim away", "won't crack badly"); after "is not", a single -ing word; after "not" or
+    "but not" outside a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not
+    illustrated", "books that are not bestsellers" and "novels, but not computing" still exclude)."""
+    named = [t for t in tokens[i + n : end] if t not in cues.loose]
+    if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
+        return False
+    if _match(tokens, i, cues.auxiliaries) == n:  # the verb, maybe with particles: "can't swim away"
+        return all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
+    if len(named) != 1:
+        return False
+    word = named[0]
+    if tokens[i + n - 1] != "not" or len(word) <= 4:
+        return False
+    if word.endswith("ing"):  # a verb only right after "is not" ("but not computing" names a thing)
+        return n == 1 and i > 0 and tokens[i - 1] in cues.copulas
+    start = _clause_start(tokens, 0, i, cues)  # "novels that are not illustrated" asks for a property
+    return word.endswith("ed") and not cues.relative & set(tokens[start:i])
 
 
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
@@ -801,8 +862,13 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
 def _states_manner(tokens: list[str], i: int, cues: _Cues) -> bool:
     """True when the cue at ``i`` ("without") opens a clause about how to do the thing asked for: an -ing verb with
     its object ("without using chemicals", "without breaking the bank") or with its subject ("without the place
-    smelling", "without it showing"); not "without camping" (a thing), nor "without mentioning the war"."""
-    if tokens[i] not in cues.manner or i + 2 >= len(tokens):
+    smelling", "without it showing"); not "without camping" (a thing), nor "without mentioning the war".  After an
+    -ing verb it says how that is done ("sleeping without a pillow", "cooking without oil"; not "anything without")."""
+    if tokens[i] not in cues.manner:
+        return False
+    if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
+        return True
+    if i + 2 >= len(tokens):
         return False
     a, b = tokens[i + 1], tokens[i + 2]
     if _gerund(a, cues) and b in cues.manner_objects:
@@ -859,6 +925,8 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     """
     if tokens[i] in cues.volitional:  # "We're avoiding egg and dairy", "we're keen to avoid Tromsø": a choice
         return False
+    if tokens[i] == "never" and i + 1 < len(tokens) and tokens[i + 1] in cues.experience:
+        return True  # "never been to a wedding", "never seen Star Wars": what the asker lacks, not what to skip
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
@@ -881,7 +949,7 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
         after += 1
     else:
         return False
-    if start == sentence_start and subject and subject[0] in cues.interrogatives:
+    if (start == sentence_start or tokens[start - 1] in _COMMA_LIKE) and subject and subject[0] in cues.interrogatives:
         subject = subject[1:]  # "Which countries have no income tax?" asks; "which" relates nothing
     return not (cues.relative & set(subject) or _match(tokens, start, cues.property_relatives)
                 or cues.preference_nouns & set(tokens[after : after + 3]))
@@ -896,7 +964,8 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     cue is, :func:`_silenced`).  A negative clause with nothing but negative,
     loose and anaphoric words ("skip him", "so not that one") reaches back over
     the clause before it in the same sentence: "Marco Polo gets too much
-    coverage, skip him".
+    coverage, skip him".  "Out" or "off" after a particle verb ("it turns out
+    she never made a will") is no negative word.
     """
     cues = _cues()
     plain = _plain(question)
@@ -914,6 +983,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     clauses = []
     for k, (start, end, sentence_start) in enumerate(spans):
         if not any(tokens[j] in cues.negative and j not in quoted
+                   and not (tokens[j] in ("out", "off") and j > 0 and tokens[j - 1] in cues.particle_verbs)
                    and not _silenced(tokens, written, sentence_start, j, cues) for j in range(start, end)):
             continue
         bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
@@ -1181,7 +1251,8 @@ def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_
     This confirms a rewrite's exclusion that no cue's scope reaches ("I already know the Camargue, so exclude it":
     a model reads the anaphor; the scope of "exclude" holds only "it").  A leaf that copies the negative word or
     a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing, nor does a verb whose object
-    is a pronoun ("NOT "eat"" for "my kids won't eat it", :func:`_negated_action`): not confirmed."""
+    is a pronoun ("NOT "eat"" for "my kids won't eat it", :func:`_negated_action`), nor a verb alone after an auxiliary
+    ("NOT "send"" for "please don't send anything about those"): not confirmed."""
     said = _words(term.text)
     words = list(dict.fromkeys(w for w in said if w not in cues.loose))
     if not words or len(words) > cues.max_constraint_words or cues.negative & set(said):
@@ -1190,7 +1261,8 @@ def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_
     for start, end in negative_clauses(question):  # only for a model NOT no scope confirmed: rare, so not up front
         at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
         if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
-            return None if _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
+            verb = len(at) == 1 and any(_match(lower, at[0] - k, cues.auxiliaries) == k for k in (1, 2) if at[0] >= k)
+            return None if verb or _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
     return None
 
 
