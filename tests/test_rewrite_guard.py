@@ -619,3 +619,32 @@ def test_a_model_not_on_a_verb_alone_or_after_turns_out_is_not_confirmed():
 ])
 def test_guard_20_verbs_after_auxiliaries(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-21 (eval/longq11, longq12): questions about a property or a reason, a question clause of its own
+    ("Which breeds don't shed much or are considered low-allergen?", []),
+    ("Which houseplants are not toxic to cats?", []),
+    ("What movies are set in Lebanon that are not about spies", ["spies"]),  # a relative clause excludes
+    ("What are the common reasons hypertension doesn't respond to medication?", []),
+    ("Good dogs for flats, and is it true that no dog is fully hypoallergenic?", []),
+    ("Is it the sulfites? Or is it something else like histamines or tannins?", []),
+    ("are there wines made without added sulfites", []),
+    # states: a verb with when / where, or with one's own thing; "aren't working" before "even though"
+    ("2011 civic, just clicks and won't start on cold mornings", []),
+    ("headphones that don't hurt your ears after a few hours", []),
+    ("his meds aren't working even though he takes them daily", []),
+    ("side hustle ideas that arent dropshipping or uber driving", ["dropshipping or uber driving"]),
+    # anaphors inside a split cue, "refuse to go back to it", "so no X" after a premise, "after" ends a scope
+    ("Suburbs near Denver? We toured Highlands Ranch and we've crossed it off.", ["highlands ranch"]),
+    ("Orchestrators for ETL? I spent months fighting Airflow and I refuse to go back to it.", ["airflow"]),
+    ("Not interested in Robinhood after the GameStop halt, which brokers are cheap?", ["in robinhood"]),
+    ("Musicals on Broadway, and don't even mention Hamilton", ["hamilton"]),
+])
+def test_guard_21_property_questions_states_and_anaphors(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_so_no_after_a_premise_excludes_what_the_premise_named():
+    q = "I did keto for three months and hated it, so no keto please. What diets work for shift workers?"
+    assert "keto" in guard_decision(RuleRewriter().rewrite(q), propose=True).kept

@@ -133,6 +133,10 @@ class _Cues:
     negators: frozenset[str] = frozenset()  # "never been to", "do not skip": a strong cue negated excludes nothing
     particle_verbs: frozenset[str] = frozenset()  # "it turns out", "eat out": "out" / "off" as a particle
     particles: frozenset[str] = frozenset()  # "can't swim away", "won't crack badly": how the verb goes, no thing
+    fact_clause: frozenset[str] = frozenset()  # "the reasons hypertension doesn't respond": a fact asked about
+    examples: tuple[tuple[str, ...], ...] = ()  # "something else like histamines": candidates, not exclusions
+    state_prepositions: frozenset[str] = frozenset()  # "won't start on cold mornings": when, not what
+    possessives: frozenset[str] = frozenset()  # "don't hurt your ears": the subject's own thing, not a topic
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -263,6 +267,10 @@ def _cues() -> _Cues:
         negators=words("cue_negators"),
         particle_verbs=words("particle_verbs"),
         particles=words("verb_particles"),
+        fact_clause=words("fact_clause_words"),
+        examples=seqs("example_words") if "example_words" in data else (),
+        state_prepositions=words("state_prepositions"),
+        possessives=words("possessives"),
     )
 
 
@@ -631,6 +639,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             i += 1
             continue
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
+        if n and tokens[i + n - 1] == "else" and _match(tokens, i + n, cues.examples):
+            n = 0  # "something else like histamines or tannins": the examples are what is asked about
         if not n:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
             if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
@@ -659,7 +669,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                           if _match(tokens, j, closes) or not (_inside(tokens[j], cues) or tokens[j] in ("and", "or"))),
                          None)  # "leave Leonardo da Vinci and Michelangelo aside"
             if close is not None and _match(tokens, close, closes):
-                scopes.append((i, i + 1, i + 1, close))
+                back = None
+                if all(t in cues.loose for t in tokens[i + 1 : close]) and cues.anaphors & set(tokens[i + 1 : close]):
+                    # "we've crossed it off", "so leave that one out": the names before it
+                    names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
+                    back = _named_subject(tokens, written, sentence_start, i, cues) or (
+                        _named_object(written, sentence_start, i, cues) if names else None)
+                scopes.append((i, close + 1, *back) if back else (i, i + 1, i + 1, close))
                 i = close + _match(tokens, close, closes)
                 continue
         if not n:
@@ -668,6 +684,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # a title: "the film Never Say Never Again"
         if not n:
             n, kind = _match(tokens, i, cues.weak), "weak"
+            if n and not _contrast(tokens, written, i, i + n, cues):
+                kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
             if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
@@ -722,6 +740,15 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def _contrast(tokens: list[str], written: list[str], cs: int, ce: int, cues: _Cues) -> bool:
+    """True when the cue ``tokens[cs:ce]`` is a weak one that contrasts: its item may share words with the rest of the
+    question ("Books from Iceland that aren't about Iceland" asks for Icelandic books).  A shouted one ("NOT
+    crochet") insists, and "so no" after a premise ("I did keto for three months ..., so no keto please") concludes:
+    both exclude what they name."""
+    return _match(tokens, cs, cues.weak) == ce - cs and not written[cs].isupper() and not (
+        tokens[cs] == "no" and cs > 0 and tokens[cs - 1] in cues.consequence)
 
 
 def _opens_clause(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -786,17 +813,24 @@ def _negated_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> 
     """True when a weak cue's scope ``tokens[i + n:end]`` is a verb alone: the state of something named before it,
     not a thing to leave out ("car makes clicking noise but won't start", "the sink is not draining at all").  After
     an auxiliary ("won't", "doesn't") the first word is that verb, and particles or -ly adverbs may follow it ("can't
-    swim away", "won't crack badly"); after "is not", a single -ing word; after "not" or
+    swim away", "won't crack badly"), a preposition of time or place ("won't start on cold mornings") or a possessive
+    ("don't hurt your ears"); after "is
+    not" or "aren't", an -ing word; after "not" or
     "but not" outside a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not
     illustrated", "books that are not bestsellers" and "novels, but not computing" still exclude)."""
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
     if _match(tokens, i, cues.auxiliaries) == n:  # the verb, maybe with particles: "can't swim away"
-        return all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
+        after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
+        return (after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives)
+                ) or all(
+            t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
+    word = named[0]
+    if tokens[i] in cues.copulas and n == 1 and len(named) == 1 and len(word) > 4 and word.endswith("ing"):
+        return True  # "his meds aren't working even though ..."
     if len(named) != 1:
         return False
-    word = named[0]
     if tokens[i + n - 1] != "not" or len(word) <= 4:
         return False
     if word.endswith("ing"):  # a verb only right after "is not" ("but not computing" names a thing)
@@ -830,6 +864,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     (:func:`_states_situation`) or how to do what is asked (:func:`_states_manner`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
     return bool(_asks_fact(tokens, sentence_start, i, cues)
+                or (_asks_property(tokens, sentence_start, i, cues)  # not "Which countries ... without Denmark"
+                    and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
@@ -844,19 +880,40 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
 def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the sentence of the cue at ``i`` asks about a fact and the cue's clause states no wish: it opens
     with a question word ("Why do cats not like water?"), maybe after a lead-in and a colon ("Random question that's
-    been bugging me: why can't you ..."), or its last clause is one ("... but won't start — what's wrong?", "...
+    been bugging me: why can't you ...") or "and" / "or" ("Or is it ..."), the cue's own clause of a question does
+    ("..., and is it true that no dog is ...?") or names a reason or cause ("the common reasons hypertension doesn't
+    respond to medication"), or its last clause is one ("... but won't start — what's wrong?", "...
     but not from cron, why??")."""
-    if cues.wish & set(tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
+    clause = _clause_start(tokens, sentence_start, i, cues)
+    if cues.wish & set(tokens[clause:i]):
         return False
-    opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
-    if any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
-           for o in {sentence_start, opening}):
+    if cues.fact_clause & set(tokens[clause:i]):  # "What are the common reasons hypertension doesn't respond ..."
         return True
     end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
+    # A clause of a question may ask on its own: "..., and is it true that no dog is hypoallergenic?"
+    openings = {sentence_start, opening} | ({clause} if end < len(tokens) and tokens[end] == "?" else set())
+    for o in openings:
+        while o < i and tokens[o] in cues.openers:  # "Or is it ...", "and is it true that ..."
+            o += 1
+        if _match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts):
+            return True
     last = max((j + 1 for j in range(i, end) if tokens[j] in _COMMA_LIKE), default=None)
     return last is not None and _match(tokens, last, cues.fact_tails) > 0 and end < len(tokens) \
         and tokens[end] == "?" and all(not t[0].isalnum() or t in cues.loose for t in
                                        tokens[last + _match(tokens, last, cues.fact_tails) : end])
+
+
+def _asks_property(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the weak cue at ``i`` is in a clause that opens with "which" / "what" and a subject: "Which breeds
+    don't shed much?", "Which houseplants are not toxic to cats?" ask for things with the negated property, whose
+    articles name it ("non-toxic to cats"); not "What are good laptops, not Macs" (the cue opens its own clause), nor
+    "What movies are set in Lebanon that are not about spies" (a relative clause states what to leave out)."""
+    start = _clause_start(tokens, sentence_start, i, cues)
+    while start < i and tokens[start] in cues.openers:
+        start += 1
+    # "What movies are set in Lebanon that are not about spies" excludes: the negation is in a relative clause
+    return start < i - 1 and tokens[start] in cues.interrogatives and not cues.relative & set(tokens[start + 1 : i])
 
 
 def _states_manner(tokens: list[str], i: int, cues: _Cues) -> bool:
@@ -1201,7 +1258,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
         for cs, ce, start, end in scopes:
-            weak = _match(lower, cs, cues.weak) == ce - cs and not tokens[cs].isupper()  # "NOT crochet" insists
+            weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
                 named = [w for w in item if w not in cues.ignore]
                 # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word:
