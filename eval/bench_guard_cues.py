@@ -25,7 +25,9 @@ from _common import EVAL, base_parser, command, header, log, md_table, write_lin
 
 PHRASINGS = [EVAL / "cues" / f"phrasings_{k}.jsonl" for k in "abcd"]
 _WORD = re.compile(r"[\w']+")
-_LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "s"}
+# Words that name nothing of their own: a label "anything with fish" is found by a kept "fish".
+_LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "s", "anything",
+          "something", "stuff", "ones", "one", "thing", "things"}
 
 
 def _content(text: str) -> set[str]:

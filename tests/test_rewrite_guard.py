@@ -648,3 +648,24 @@ def test_guard_21_property_questions_states_and_anaphors(question, scoped):
 def test_so_no_after_a_premise_excludes_what_the_premise_named():
     q = "I did keto for three months and hated it, so no keto please. What diets work for shift workers?"
     assert "keto" in guard_decision(RuleRewriter().rewrite(q), propose=True).kept
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-22 (file g): a question ending "how to fix", "not yet", "not safe to take", "not that I don't"
+    ("Python error: object is not subscriptable, how to fix", []),
+    ("not yet diagnosed but suspect ADHD, how do I get assessed", []),
+    ("medications that are not safe to take while breastfeeding", []),
+    ("It's not that I don't like jazz, I just don't know where to start. Beginner albums?", [""]),
+    # new cues, an and-list after "so", a list ending at a relative word
+    ("sources on the French Revolution. I can do without Burke's Reflections", ["burke's reflections"]),
+    ("antibiotics for a UTI? I'm allergic to penicillin", ["penicillin"]),
+    ("euro countries, not counting Monaco", ["monaco"]),
+    ("a translator in Munich, barring Lingua Plus", ["lingua plus"]),
+    ("case law on adverse possession, save for Pye v Graham", ["pye v graham"]),
+    ("how to save for retirement without a pension", []),  # no comma: "save for" is the need
+    ("houseplants for a flat. we have cats so lilies and pothos are banned", ["lilies and pothos"]),
+    ("python web frameworks besides django and flask that are used in production", ["django and flask"]),
+    ("SQL databases for a side project, forget Oracle, too expensive", ["oracle"]),
+])
+def test_guard_22(question, scoped):
+    assert _scope_texts(question) == scoped

@@ -137,6 +137,7 @@ class _Cues:
     examples: tuple[tuple[str, ...], ...] = ()  # "something else like histamines": candidates, not exclusions
     state_prepositions: frozenset[str] = frozenset()  # "won't start on cold mornings": when, not what
     possessives: frozenset[str] = frozenset()  # "don't hurt your ears": the subject's own thing, not a topic
+    state_adjectives: frozenset[str] = frozenset()  # "medications that are not safe": a property asked for
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -271,6 +272,7 @@ def _cues() -> _Cues:
         examples=seqs("example_words") if "example_words" in data else (),
         state_prepositions=words("state_prepositions"),
         possessives=words("possessives"),
+        state_adjectives=words("state_adjectives"),
     )
 
 
@@ -868,6 +870,10 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
+                or (i + 1 < len(tokens) and tokens[i + 1] in cues.state_adjectives  # "not safe to take", "isn't legal"
+                    and (tokens[i] == "not" or tokens[i] in cues.copulas))
+                or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))  # "It's not that I don't
+                # like classical music": the negations cancel
                 or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
                        for k in (i, i - 1 if i > 0 and tokens[i - 1] in cues.need_adverbs else i))
                 or _conditional(tokens, start, i, cues)
@@ -1082,7 +1088,8 @@ def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
     k = j
     while k < len(tokens) and _inside(tokens[k], cues):
         k += 1
-    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum()) and tokens[j] not in (
+    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.relative) \
+        and tokens[j] not in (
         cues.prepositions | cues.personal | cues.ignore)
 
 
@@ -1094,7 +1101,8 @@ def _and_in_list_back(tokens: list[str], sentence_start: int, at: int, cue: int,
     k = at
     while k > sentence_start and _inside(tokens[k - 1], cues):
         k -= 1
-    return 0 < at - k <= 3 and (k == sentence_start or not tokens[k - 1][0].isalnum())
+    return 0 < at - k <= 3 and (k == sentence_start or not tokens[k - 1][0].isalnum()
+                                or tokens[k - 1] in cues.clause_words)  # "so lilies and pothos are banned"
 
 
 def _names_listed(written: list[str], start: int, at: int, cues: _Cues) -> bool:
