@@ -4,8 +4,8 @@
 
 Each phrasings file holds requests written by someone who never saw the guard
 (``eval/cues/``: files ``a`` and ``b`` written from a list of phrasings to vary,
-``c`` and ``d`` free-form; which cue lists were tuned on which file is in the
-results' notes), one JSON
+``c`` to ``h`` free-form, ``f`` in a hurried / second-language / helpdesk voice;
+which cue lists were tuned on which file is in the results' notes), one JSON
 object per line: ``{"id", "kind": "exclusion"|"none", "question", "excluded":
 [exact substrings]}``.  Every question is rewritten (``--rewriter``) and guarded
 as search does by default (``guard=propose``); the exclusions the guard keeps
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import EVAL, base_parser, command, header, log, md_table, write_lines
 
-PHRASINGS = [EVAL / "cues" / f"phrasings_{k}.jsonl" for k in "abcd"]
+PHRASINGS = sorted((EVAL / "cues").glob("phrasings_*.jsonl"))  # every blind file, a new one included
 _WORD = re.compile(r"[\w']+")
 # Words that name nothing of their own: a label "anything with fish" is found by a kept "fish".
 _LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "s", "anything",

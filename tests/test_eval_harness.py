@@ -269,7 +269,8 @@ def test_heldout_refuses_the_bundled_seed(tmp_path):
 
 def test_guard_cues_table_from_the_quick_run(quick_run):
     rows = table((quick_run[0] / "guard_cues.md").read_text(), "| file")
-    assert [r[0] for r in rows] == [f"phrasings_{k}.jsonl" for k in "abcd"]
+    assert [r[0] for r in rows] == [p.name for p in sorted((ROOT / "eval" / "cues").glob("phrasings_*.jsonl"))]
+    assert len(rows) >= 8
     for r in rows:
         found, items = map(int, r[1].split(" / "))
         assert 0 < found <= items and float(r[2]) == pytest.approx(found / items, abs=5e-4)
