@@ -669,3 +669,32 @@ def test_so_no_after_a_premise_excludes_what_the_premise_named():
 ])
 def test_guard_22(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-23 (eval/longq13): a relative clause's verb that is no content verb states a property; "be" after an
+    # auxiliary is a state; a name keeps it a thing
+    ("Looking for a sunscreen that doesn't leave a white cast on dark skin.", []),
+    ("things to do around Orlando that don't involve Disney", ["involve disney"]),
+    ("an overview of early jazz that doesn't bring Louis Armstrong into it", ["louis armstrong into"]),
+    ("first dog for a flat; my partner works from home so it won't be alone much", []),
+    ("Trees from the Northwestern US that can't be found in Canada", ["be found in canada"]),
+    ("We want to redo our backyard without grass. Ideas for ground cover?", []),
+    ("Which Nordic countries have a monarchy without Denmark", ["denmark"]),
+    # an anaphor up to its clause's end, across sentences when its own names nothing, "not going anywhere near them"
+    ("Trip ideas for Asia. We've already done Thailand twice so please leave it out, we want somewhere new.",
+     ["thailand"]),
+    ("I've been using Shopify for my shop. It costs too much. Anything except that one, obviously.", ["shopify"]),
+    ("Cafés in Rome. The service is slow, so not that one.", [""]),
+    ("Had an awful time with Wells Fargo, so I'm not going anywhere near them. Business accounts?",
+     ["wells fargo"]),
+    ("my doctor said intermittent fasting is not an option for now", ["intermittent fasting"]),
+])
+def test_guard_23_relative_states_and_far_anaphors(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_a_far_anaphor_takes_only_its_name_out_of_the_positive_text():
+    q = "I've been using Shopify for my shop. It costs too much. Anything except that one, obviously."
+    d = guard_decision(RuleRewriter().rewrite(q), propose=True)
+    assert d.kept == ("Shopify",) and "It costs too much" in str(d.tree)

@@ -138,6 +138,8 @@ class _Cues:
     state_prepositions: frozenset[str] = frozenset()  # "won't start on cold mornings": when, not what
     possessives: frozenset[str] = frozenset()  # "don't hurt your ears": the subject's own thing, not a topic
     state_adjectives: frozenset[str] = frozenset()  # "medications that are not safe": a property asked for
+    content_verbs: frozenset[str] = frozenset()  # "things to do that don't involve Disney": what a thing holds
+    making_verbs: frozenset[str] = frozenset()  # "redo our backyard without grass": how to make it, a need
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -273,6 +275,8 @@ def _cues() -> _Cues:
         state_prepositions=words("state_prepositions"),
         possessives=words("possessives"),
         state_adjectives=words("state_adjectives"),
+        content_verbs=words("content_verbs"),
+        making_verbs=words("making_verbs"),
     )
 
 
@@ -704,7 +708,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)  # not "already tried" alone
         if kind == "trailing":
             start = i
-            while start > sentence_start and start > i - cues.max_scope_words and (
+            while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
+                    and (
                     _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, cues, back=True)
                     or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
@@ -735,7 +740,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, back[2], back[0], back[1]))
             elif not ((kind == "weak" and _negated_action(tokens, written, i + n, end, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
-                          and _negated_state(tokens, i, n, end, cues))):
+                          and _negated_state(tokens, written, i, n, end, cues))):
                 # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
                 verb = int(kind == "weak" and _match(tokens, i, cues.auxiliaries) == n and i + n < end - 1
                            and tokens[i + n] not in cues.loose)
@@ -811,18 +816,26 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     return n
 
 
-def _negated_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
     """True when a weak cue's scope ``tokens[i + n:end]`` is a verb alone: the state of something named before it,
     not a thing to leave out ("car makes clicking noise but won't start", "the sink is not draining at all").  After
     an auxiliary ("won't", "doesn't") the first word is that verb, and particles or -ly adverbs may follow it ("can't
     swim away", "won't crack badly"), a preposition of time or place ("won't start on cold mornings") or a possessive
-    ("don't hurt your ears"); after "is
-    not" or "aren't", an -ing word; after "not" or
-    "but not" outside a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not
-    illustrated", "books that are not bestsellers" and "novels, but not computing" still exclude)."""
+    ("don't hurt your ears"); "be" after an auxiliary is a state ("it won't be alone much"), and so is any verb in a
+    relative clause but one of ``content_verbs`` ("a sunscreen that doesn't leave a white cast"; "things to do that
+    don't involve Disney" still excludes).  After "is not" or "aren't", an -ing word; after "not" or "but not" outside
+    a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not illustrated", "books that
+    are not bestsellers" and "novels, but not computing" still exclude)."""
+    if any(w[:1].isupper() for w in written[i + n : end]):
+        return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
+    if i + n < len(tokens) and tokens[i + n] == "be" and _match(tokens, i, cues.auxiliaries) == n:
+        return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
+    if _match(tokens, i, cues.auxiliaries) == n and i > 0 and tokens[i - 1] in cues.relative \
+            and named[0] not in cues.content_verbs:  # "a sunscreen that doesn't leave a white cast": a property
+        return True
     if _match(tokens, i, cues.auxiliaries) == n:  # the verb, maybe with particles: "can't swim away"
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
         return (after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives)
@@ -880,7 +893,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
-                or _states_manner(tokens, i, cues))
+                or _states_manner(tokens, written, i, cues))
 
 
 def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -922,15 +935,19 @@ def _asks_property(tokens: list[str], sentence_start: int, i: int, cues: _Cues) 
     return start < i - 1 and tokens[start] in cues.interrogatives and not cues.relative & set(tokens[start + 1 : i])
 
 
-def _states_manner(tokens: list[str], i: int, cues: _Cues) -> bool:
+def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -> bool:
     """True when the cue at ``i`` ("without") opens a clause about how to do the thing asked for: an -ing verb with
     its object ("without using chemicals", "without breaking the bank") or with its subject ("without the place
     smelling", "without it showing"); not "without camping" (a thing), nor "without mentioning the war".  After an
-    -ing verb it says how that is done ("sleeping without a pillow", "cooking without oil"; not "anything without")."""
+    -ing verb it says how that is done ("sleeping without a pillow", "cooking without oil"; not "anything without"),
+    and so it does in a clause of making ("redo our backyard without grass", ``making_verbs``)."""
     if tokens[i] not in cues.manner:
         return False
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
+    start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)
+    if cues.making_verbs & set(tokens[start:i]) and i + 1 < len(written) and written[i + 1][:1].islower():
+        return True  # "We want to redo our backyard without grass": how to make it (not "... without Denmark")
     if i + 2 >= len(tokens):
         return False
     a, b = tokens[i + 1], tokens[i + 2]
@@ -1134,17 +1151,27 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     to the end of its sentence, and the sentence opens with a named subject
     (:func:`_named_subject`) or, when ``names`` (no exclusion of the sentence
     came before the cue), names something before the cue
-    (:func:`_named_object`: "we did the Vatican last trip so give it a miss").
+    (:func:`_named_object`: "we did the Vatican last trip so give it a miss"); a sentence of nothing but
+    the cue and filler points to the last names of the three sentences before it.
     """
     end = i + n
     while end < len(tokens) and tokens[end] in cues.loose:
         end += 1
-    if end < len(tokens) and tokens[end] not in _SENTENCE_END:
+    # up to the sentence's end or its clause's: "... Thailand twice so please leave it out, we want somewhere new"
+    if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE:
         return None
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
     subject = _named_subject(tokens, written, sentence_start, i, cues) or (
         _named_object(written, sentence_start, i, cues) if names else None)
+    if not subject and names and all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i]):
+        # a sentence of the cue alone points further back: "I've been using Shopify ... Anything except that one."
+        # (not "Cafés in Rome. The service is slow, so not that one.")
+        ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
+        for stop, begin in zip(ends, ends[1:] + [-1]):
+            subject = _named_object(written, begin + 1, stop, cues)
+            if subject:
+                break
     return (*subject, end) if subject else None
 
 
@@ -1288,7 +1315,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
-               for j in range(min(cs, s), max(ce, e))}  # a trailing cue ("X is off the table") follows its scope
+               for j in _span(lower, cs, ce, s, e)}
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
     structure = _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
@@ -1306,6 +1333,16 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             children.extend(c.children if isinstance(c, And) else (c,))
         tree = And(tuple(children))
     return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
+
+
+def _span(lower: list[str], cs: int, ce: int, s: int, e: int) -> set[int]:
+    """The tokens a kept scope takes out of the positive text: cue and scope with what lies between them in one
+    sentence (a trailing cue follows its scope: "X is off the table"); an anaphor in a later sentence ("... Shopify
+    ... Anything except that one.") takes only the two, not the sentences between."""
+    lo, hi = min(cs, s), max(ce, e)
+    if any(t in _SENTENCE_END for t in lower[lo:hi]):
+        return set(range(s, e)) | set(range(cs, ce))
+    return set(range(lo, hi))
 
 
 def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_tokens: set[int],
