@@ -190,8 +190,8 @@ def _cues() -> _Cues:
     data = _guard_data()
 
     def seqs(key: str) -> tuple[tuple[str, ...], ...]:
-        # Longest first, so "do not mention" wins over "do not".
-        return tuple(sorted((tuple(_words(c)) for c in data[key]), key=len, reverse=True))
+        # Longest first, so "do not mention" wins over "do not".  An optional list may be absent.
+        return tuple(sorted((tuple(_words(c)) for c in data.get(key, ())), key=len, reverse=True))
 
     def words(key: str) -> frozenset[str]:  # an optional word list
         return frozenset(data.get(key, ()))
@@ -258,20 +258,20 @@ def _cues() -> _Cues:
         openers=words("clause_openers"),
         volitional=words("volitional_cues"),
         name_links=words("name_links"),
-        imperative_names=seqs("imperative_name_cues") if "imperative_name_cues" in data else (),
-        contrast=seqs("contrast_cues") if "contrast_cues" in data else (),
+        imperative_names=seqs("imperative_name_cues"),
+        contrast=seqs("contrast_cues"),
         not_before={tuple(_words(k)): frozenset(v) for k, v in data.get("cue_not_before", {}).items()},
-        fact_tails=seqs("fact_question_tails") if "fact_question_tails" in data else (),
-        midclause=seqs("midclause_cues") if "midclause_cues" in data else (),
-        auxiliaries=seqs("auxiliary_negations") if "auxiliary_negations" in data else (),
+        fact_tails=seqs("fact_question_tails"),
+        midclause=seqs("midclause_cues"),
+        auxiliaries=seqs("auxiliary_negations"),
         substitution=words("substitution_verbs"),
-        wish_negations=seqs("wish_negations") if "wish_negations" in data else (),
+        wish_negations=seqs("wish_negations"),
         experience=words("experience_participles"),
         negators=words("cue_negators"),
         particle_verbs=words("particle_verbs"),
         particles=words("verb_particles"),
         fact_clause=words("fact_clause_words"),
-        examples=seqs("example_words") if "example_words" in data else (),
+        examples=seqs("example_words"),
         state_prepositions=words("state_prepositions"),
         possessives=words("possessives"),
         state_adjectives=words("state_adjectives"),
@@ -708,10 +708,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)  # not "already tried" alone
         if kind == "trailing":
             start = i
+            # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X.
             while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
-                    and (
-                    _inside(tokens[start - 1], cues) or _and_between_names(written, start, start - 1, cues, back=True)
-                    or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
+                    and (_inside(tokens[start - 1], cues)
+                         or _and_between_names(written, start, start - 1, cues, back=True)
+                         or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
             back = None
             if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
@@ -838,9 +839,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True
     if _match(tokens, i, cues.auxiliaries) == n:  # the verb, maybe with particles: "can't swim away"
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
-        return (after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives)
-                ) or all(
-            t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
+        if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives):
+            return True
+        return all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
     word = named[0]
     if tokens[i] in cues.copulas and n == 1 and len(named) == 1 and len(word) > 4 and word.endswith("ing"):
         return True  # "his meds aren't working even though ..."
@@ -885,8 +886,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or (i + 1 < len(tokens) and tokens[i + 1] in cues.state_adjectives  # "not safe to take", "isn't legal"
                     and (tokens[i] == "not" or tokens[i] in cues.copulas))
-                or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))  # "It's not that I don't
-                # like classical music": the negations cancel
+                # "It's not that I don't like classical music": the negations cancel
+                or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))
                 or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
                        for k in (i, i - 1 if i > 0 and tokens[i - 1] in cues.need_adverbs else i))
                 or _conditional(tokens, start, i, cues)
