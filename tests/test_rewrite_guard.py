@@ -698,3 +698,9 @@ def test_a_far_anaphor_takes_only_its_name_out_of_the_positive_text():
     q = "I've been using Shopify for my shop. It costs too much. Anything except that one, obviously."
     d = guard_decision(RuleRewriter().rewrite(q), propose=True)
     assert d.kept == ("Shopify",) and "It costs too much" in str(d.tree)
+
+
+def test_a_filler_verb_with_an_adverb_after_an_auxiliary_is_a_state():
+    # OrLog judged NOT "fluently" true of every dyslexia article (eval/longq11 lb16)
+    assert _scope_texts("My daughter is in 3rd grade and still can't read fluently. Signs of dyslexia?") == []
+    assert _scope_texts("Movies for a rainy Sunday; I don't like horror") == ["like horror"]

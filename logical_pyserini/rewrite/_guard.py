@@ -832,6 +832,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if i + n < len(tokens) and tokens[i + n] == "be" and _match(tokens, i, cues.auxiliaries) == n:
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
+    if named and i + n < len(tokens) and tokens[i + n] in cues.loose and _match(tokens, i, cues.auxiliaries) == n \
+            and all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named):
+        return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
     if _match(tokens, i, cues.auxiliaries) == n and i > 0 and tokens[i - 1] in cues.relative \
