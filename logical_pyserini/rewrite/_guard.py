@@ -669,6 +669,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = m
             if not n and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
                 n = _match(tokens, i, cues.midclause)
+        # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
+        # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
+        names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
             closes = cues.split[tokens[i]]
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
@@ -678,9 +681,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 back = None
                 if all(t in cues.loose for t in tokens[i + 1 : close]) and cues.anaphors & set(tokens[i + 1 : close]):
                     # "we've crossed it off", "so leave that one out": the names before it
-                    names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
-                    back = _named_subject(tokens, written, sentence_start, i, cues) or (
-                        _named_object(written, sentence_start, i, cues) if names else None)
+                    back = _antecedent(tokens, written, sentence_start, i, names, cues)
                 scopes.append((i, close + 1, *back) if back else (i, i + 1, i + 1, close))
                 i = close + _match(tokens, close, closes)
                 continue
@@ -703,9 +704,6 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if not n:
             i += 1
             continue
-        # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
-        # of those"), not to the names around it.
-        names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)  # not "already tried" alone
         if kind == "trailing":
             start = i
             # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X.
@@ -720,8 +718,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
-                    back = _named_subject(tokens, written, sentence_start, p, cues) or (
-                        _named_object(written, sentence_start, p, cues) if names else None)
+                    back = _antecedent(tokens, written, sentence_start, p, names, cues)
             scopes.append((i, i + n, *back) if back else (i, i + n, start, i))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
@@ -829,22 +826,24 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     are not bestsellers" and "novels, but not computing" still exclude)."""
     if any(w[:1].isupper() for w in written[i + n : end]):
         return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
-    if i + n < len(tokens) and tokens[i + n] == "be" and _match(tokens, i, cues.auxiliaries) == n:
+    def how(t: str) -> bool:  # a particle or an -ly adverb: how the verb goes, no thing
+        return t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix))
+
+    auxiliary = _match(tokens, i, cues.auxiliaries) == n
+    if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
-    if named and i + n < len(tokens) and tokens[i + n] in cues.loose and _match(tokens, i, cues.auxiliaries) == n \
-            and all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named):
+    if auxiliary and named and i + n < len(tokens) and tokens[i + n] in cues.loose and all(map(how, named)):
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
-    if _match(tokens, i, cues.auxiliaries) == n and i > 0 and tokens[i - 1] in cues.relative \
-            and named[0] not in cues.content_verbs:  # "a sunscreen that doesn't leave a white cast": a property
-        return True
-    if _match(tokens, i, cues.auxiliaries) == n:  # the verb, maybe with particles: "can't swim away"
+    if auxiliary and i > 0 and tokens[i - 1] in cues.relative and named[0] not in cues.content_verbs:
+        return True  # "a sunscreen that doesn't leave a white cast": a property
+    if auxiliary:  # the verb, maybe with particles: "can't swim away"
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
         if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives):
             return True
-        return all(t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix)) for t in named[1:])
+        return all(map(how, named[1:]))
     word = named[0]
     if tokens[i] in cues.copulas and n == 1 and len(named) == 1 and len(word) > 4 and word.endswith("ing"):
         return True  # "his meds aren't working even though ..."
@@ -917,8 +916,7 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
     # A clause of a question may ask on its own: "..., and is it true that no dog is hypoallergenic?"
     openings = {sentence_start, opening} | ({clause} if end < len(tokens) and tokens[end] == "?" else set())
     for o in openings:
-        while o < i and tokens[o] in cues.openers:  # "Or is it ...", "and is it true that ..."
-            o += 1
+        o = _past_openers(tokens, o, i, cues)  # "Or is it ...", "and is it true that ..."
         if _match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts):
             return True
     last = max((j + 1 for j in range(i, end) if tokens[j] in _COMMA_LIKE), default=None)
@@ -927,14 +925,19 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
                                        tokens[last + _match(tokens, last, cues.fact_tails) : end])
 
 
+def _past_openers(tokens: list[str], start: int, i: int, cues: _Cues) -> int:
+    """The first token from ``start`` (before ``i``) that is none of ``openers`` ("and", "or", "please")."""
+    while start < i and tokens[start] in cues.openers:
+        start += 1
+    return start
+
+
 def _asks_property(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the weak cue at ``i`` is in a clause that opens with "which" / "what" and a subject: "Which breeds
     don't shed much?", "Which houseplants are not toxic to cats?" ask for things with the negated property, whose
     articles name it ("non-toxic to cats"); not "What are good laptops, not Macs" (the cue opens its own clause), nor
     "What movies are set in Lebanon that are not about spies" (a relative clause states what to leave out)."""
-    start = _clause_start(tokens, sentence_start, i, cues)
-    while start < i and tokens[start] in cues.openers:
-        start += 1
+    start = _past_openers(tokens, _clause_start(tokens, sentence_start, i, cues), i, cues)
     # "What movies are set in Lebanon that are not about spies" excludes: the negation is in a relative clause
     return start < i - 1 and tokens[start] in cues.interrogatives and not cues.relative & set(tokens[start + 1 : i])
 
@@ -1166,8 +1169,7 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
         return None
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
-    subject = _named_subject(tokens, written, sentence_start, i, cues) or (
-        _named_object(written, sentence_start, i, cues) if names else None)
+    subject = _antecedent(tokens, written, sentence_start, i, names, cues)
     if not subject and names and all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i]):
         # a sentence of the cue alone points further back: "I've been using Shopify ... Anything except that one."
         # (not "Cafés in Rome. The service is slow, so not that one.")
@@ -1177,6 +1179,14 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
             if subject:
                 break
     return (*subject, end) if subject else None
+
+
+def _antecedent(tokens: list[str], written: list[str], sentence_start: int, before: int, names: bool,
+                cues: _Cues) -> tuple[int, int] | None:
+    """What an anaphor before ``before`` points to: the sentence's named subject (:func:`_named_subject`), else, when
+    ``names`` (no exclusion of the sentence came first), the last names before it (:func:`_named_object`)."""
+    return _named_subject(tokens, written, sentence_start, before, cues) or (
+        _named_object(written, sentence_start, before, cues) if names else None)
 
 
 def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
