@@ -704,3 +704,33 @@ def test_a_filler_verb_with_an_adverb_after_an_auxiliary_is_a_state():
     # OrLog judged NOT "fluently" true of every dyslexia article (eval/longq11 lb16)
     assert _scope_texts("My daughter is in 3rd grade and still can't read fluently. Signs of dyslexia?") == []
     assert _scope_texts("Movies for a rainy Sunday; I don't like horror") == ["like horror"]
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-25 (eval/cues/phrasings_i): a symptom is a state of one thing, not an exclusion ...
+    ("fridge not cooling but freezer works fine", []),
+    ("dishwasher not draining water at the bottom", []),
+    ("laptop fan won't stop running even when idle", []),
+    ("phone says no SIM card detected after dropping it", []),
+    ("tv has sound but no picture samsung", []),
+    ("knee pain when walking down stairs but not up", []),
+    ("can't decide between renting and buying a house in 2024", []),
+    # ... while a kind of result with a property, a taste or an activity named after "can't" still excludes
+    ("Museums in Prague not offering guided tours", ["offering guided tours"]),
+    ("Restaurants serving brunch not serving seafood", ["serving seafood"]),
+    ("a pasta recipe not using butter", ["using butter"]),
+    ("hotels that have a pool but no gym", ["gym"]),
+    ("Movies for a rainy Sunday; I don't like hiking", ["like hiking"]),
+    ("Strength training plan 3 days a week. Can't do deadlifts or anything overhead because of an injury.",
+     ["do deadlifts or anything overhead"]),
+    # new cues: anaphoric "something different" / "somewhere else", "off limits", "not wanted", "out of budget",
+    # "doesn't work for us"
+    ("I already know Python so please suggest something different.", ["python"]),
+    ("Bali was where my sister went so we'd like somewhere else. Honeymoon in Asia?", ["bali"]),
+    ("high protein breakfast ideas, eggs are off limits for me", ["eggs"]),
+    ("summer camp ideas for kids in portland (sports camps not wanted)", ["sports camps"]),
+    ("Any good photo editing software? Photoshop is out of budget.", ["photoshop"]),
+    ("Looking for a budgeting app. YNAB doesn't work for us because of the price.", ["ynab"]),
+])
+def test_guard_25_symptoms_and_new_cues(question, scoped):
+    assert _scope_texts(question) == scoped

@@ -140,6 +140,8 @@ class _Cues:
     state_adjectives: frozenset[str] = frozenset()  # "medications that are not safe": a property asked for
     content_verbs: frozenset[str] = frozenset()  # "things to do that don't involve Disney": what a thing holds
     making_verbs: frozenset[str] = frozenset()  # "redo our backyard without grass": how to make it, a need
+    status: frozenset[str] = frozenset()  # "no SIM card detected": a device's message, a state
+    elided_subject: tuple[tuple[str, ...], ...] = ()  # "can't decide between renting and buying": a situation
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -277,6 +279,8 @@ def _cues() -> _Cues:
         state_adjectives=words("state_adjectives"),
         content_verbs=words("content_verbs"),
         making_verbs=words("making_verbs"),
+        status=words("status_words"),
+        elided_subject=seqs("elided_subject_negations"),
     )
 
 
@@ -738,13 +742,29 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, back[2], back[0], back[1]))
             elif not ((kind == "weak" and _negated_action(tokens, written, i + n, end, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
-                          and _negated_state(tokens, written, i, n, end, cues))):
+                          and _negated_state(tokens, written, i, n, end, cues))
+                      # "knee pain walking down stairs but not up": a direction, no thing
+                      or (end > i + n and all(t in cues.particles or t in cues.prepositions for t in tokens[i + n : end]))
+                      # "phone says no SIM card detected": a message the asker reports
+                      or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
+                      or _possession_goes_on(tokens, sentence_start, i, n, cues)):
                 # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
                 verb = int(kind == "weak" and _match(tokens, i, cues.auxiliaries) == n and i + n < end - 1
                            and tokens[i + n] not in cues.loose)
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def _possession_goes_on(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
+    """True when the cue ``tokens[i:i + n]`` is "but no" / "and no" after a clause of possession: "tv has sound but
+    no picture" tells what the thing lacks, as "has no picture" would (:func:`_states_situation`); not "hotels that
+    have a pool but no gym", whose relative clause asks for the property."""
+    k = i + (n - 1 if tokens[i + n - 1] == "no" and n > 1 else 0)
+    if tokens[k] != "no" or k == 0 or tokens[k - 1] not in ("but", "and"):
+        return False
+    clause = tokens[_clause_start(tokens, sentence_start, k - 1, cues) : k - 1]
+    return bool(cues.possession & set(clause)) and not cues.relative & set(clause)
 
 
 def _contrast(tokens: list[str], written: list[str], cs: int, ce: int, cues: _Cues) -> bool:
@@ -843,10 +863,15 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
         if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives):
             return True
-        return all(map(how, named[1:]))
+        rest = named[1:]  # "fan won't stop running": an -ing verb after the verb ("I don't like hiking" is a taste)
+        if rest and _gerund(rest[0], cues) and named[0] not in cues.preference_verbs:
+            rest = rest[1:]
+        return all(map(how, rest))
     word = named[0]
     if tokens[i] in cues.copulas and n == 1 and len(named) == 1 and len(word) > 4 and word.endswith("ing"):
         return True  # "his meds aren't working even though ..."
+    if tokens[i] == "not" and n == 1 and _symptom(tokens, i, word, cues):
+        return True  # "fridge not cooling", "dishwasher not draining water at the bottom"
     if len(named) != 1:
         return False
     if tokens[i + n - 1] != "not" or len(word) <= 4:
@@ -855,6 +880,25 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return n == 1 and i > 0 and tokens[i - 1] in cues.copulas
     start = _clause_start(tokens, 0, i, cues)  # "novels that are not illustrated" asks for a property
     return word.endswith("ed") and not cues.relative & set(tokens[start:i])
+
+
+def _symptom(tokens: list[str], i: int, word: str, cues: _Cues) -> bool:
+    """True when "not" at ``i`` and the -ing verb ``word`` after it say what one thing, the subject of the clause,
+    does not do: its state ("fridge not cooling", "my laptop fan not spinning", "dishwasher not draining water"). Not
+    a plural kind of result ("restaurants not serving seafood"), nor a noun phrase with a preposition ("museums in
+    Prague not offering tours", "restaurants serving brunch not ..."), nor a verb of ``content_verbs`` ("a recipe not using butter"): those ask for a
+    property of what is searched for."""
+    if not (_gerund(word, cues) and i > 0 and tokens[i - 1][0].isalnum() and tokens[i - 1] not in cues.loose):
+        return False
+    stem = word[:-3]
+    if {stem, stem + "e"} & cues.content_verbs:  # "using", "requiring"
+        return False
+    subject = tokens[_clause_start(tokens, 0, i, cues) : i]
+    head = subject[-1]
+    # "restaurants serving brunch not serving seafood": the subject is itself a kind with a property
+    return len(subject) <= 4 and all(t[0].isalnum() and t not in cues.prepositions and t not in cues.relative
+                                     and t not in cues.copulas and not _gerund(t, cues) for t in subject) \
+        and not (head.endswith("s") and not head.endswith("ss"))
 
 
 def _negated_action(tokens: list[str], written: list[str], start: int, end: int, cues: _Cues) -> bool:
@@ -896,7 +940,20 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
-                or _states_manner(tokens, written, i, cues))
+                or _states_manner(tokens, written, i, cues)
+                or _elided_subject(tokens, sentence_start, i, cues))
+
+
+def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the sentence opens with the negation of a verb with no object of its own ("can't decide between
+    renting and buying", "won't turn on after the update", "doesn't charge"): the situation of an unnamed subject,
+    not an imperative; "Can't do deadlifts or anything overhead" names what to leave out."""
+    n = _match(tokens, i, cues.elided_subject) if i == sentence_start else 0
+    if not n or i + n >= len(tokens):
+        return False
+    k = i + n + 1  # the word after the verb
+    return k >= len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.prepositions \
+        or tokens[k] in cues.particles or _gerund(tokens[k], cues)
 
 
 def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
