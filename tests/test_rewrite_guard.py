@@ -734,3 +734,23 @@ def test_a_filler_verb_with_an_adverb_after_an_auxiliary_is_a_state():
 ])
 def test_guard_25_symptoms_and_new_cues(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-26 (eval/longq14): states and reports, not exclusions ...
+    ("she pushes up on her arms but never actually rolls. is that normal", []),
+    ("the pediatrician appt isn't for another month and i'm kinda anxious", []),
+    ("I moved out 6 weeks ago and haven't gotten anything back - no itemized list, no explanation, nothing.", []),
+    ("my dog can't seem to settle at night without whining in his crate", []),
+    ("how do you crate train a puppy? don't want to traumatize him", []),
+    # ... and exclusions the earlier cue lists missed
+    ("Java feels super verbose to me and I tried it in college and hated it. Backend languages?", ["java"]),
+    ("Black doesn't suit me at all so I'd rather build around other neutrals", ["black"]),
+    ("we're not considering anything from Kia or Hyundai because of the theft thing", ["anything from kia or hyundai"]),
+    # the first word is no name when it is a preposition, nor when the word after it is a name
+    ("I've been using Shopify for my site. Between the fee and the apps it costs too much. Anything except that one.",
+     ["shopify"]),
+    ("not really into jazz, any good rock albums", ["jazz"]),
+])
+def test_guard_26_states_reports_and_first_word_names(question, scoped):
+    assert _scope_texts(question) == scoped

@@ -142,6 +142,7 @@ class _Cues:
     making_verbs: frozenset[str] = frozenset()  # "redo our backyard without grass": how to make it, a need
     status: frozenset[str] = frozenset()  # "no SIM card detected": a device's message, a state
     elided_subject: tuple[tuple[str, ...], ...] = ()  # "can't decide between renting and buying": a situation
+    time_words: frozenset[str] = frozenset()  # "isn't for another month": when, not what
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -281,6 +282,7 @@ def _cues() -> _Cues:
         making_verbs=words("making_verbs"),
         status=words("status_words"),
         elided_subject=seqs("elided_subject_negations"),
+        time_words=words("time_words"),
     )
 
 
@@ -740,7 +742,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
-            elif not ((kind == "weak" and _negated_action(tokens, written, i + n, end, cues))
+            elif not (((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
+                       and _negated_action(tokens, written, i + n, end, cues))
+                      or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
@@ -749,11 +753,22 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
                       or _possession_goes_on(tokens, sentence_start, i, n, cues)):
                 # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
-                verb = int(kind == "weak" and _match(tokens, i, cues.auxiliaries) == n and i + n < end - 1
-                           and tokens[i + n] not in cues.loose)
+                # and so is a verb of taste after "not": "we're not considering anything from Kia"
+                verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
+                                               or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
+                           and i + n < end - 1 and tokens[i + n] not in cues.loose)
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when "no" at ``i`` details a negated "anything" earlier in its sentence, after punctuation: "I haven't
+    gotten anything back - no itemized list, no explanation" reports what did not happen, it excludes nothing."""
+    for j in range(sentence_start, i):
+        if tokens[j] == "anything" and any(t in cues.negative or t.endswith("n't") for t in tokens[max(sentence_start, j - 4) : j]):
+            return any(not t[0].isalnum() for t in tokens[j + 1 : i])
+    return False
 
 
 def _possession_goes_on(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
@@ -853,6 +868,14 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
+    k = i + n
+    while k < end and how(tokens[k]) and tokens[k] not in cues.particles:
+        k += 1
+    if k > i + n and end - k == 1 and tokens[k] not in cues.prepositions and tokens[k] not in cues.loose:
+        return True  # "but never actually rolls": adverbs, then a verb ("not really into jazz" names a thing)
+    if (tokens[i] in cues.copulas or tokens[i] == "not") and k < end and tokens[k] in cues.state_prepositions \
+            and named and all(t in cues.time_words or t in cues.state_prepositions for t in named):
+        return True  # "the appointment isn't for another month", "not until next week": when, not what
     if auxiliary and named and i + n < len(tokens) and tokens[i + n] in cues.loose and all(map(how, named)):
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
@@ -1010,6 +1033,9 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
     start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)
+    if i + 1 < len(tokens) and _gerund(tokens[i + 1], cues) and tokens[start] in cues.personal \
+            and not (cues.wish | cues.preference) & set(tokens[start:i]):
+        return True  # "my dog can't settle at night without whining": how the asker's own one does it
     if cues.making_verbs & set(tokens[start:i]) and i + 1 < len(written) and written[i + 1][:1].islower():
         return True  # "We want to redo our backyard without grass": how to make it (not "... without Denmark")
     if i + 2 >= len(tokens):
@@ -1262,7 +1288,7 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     while end > first and not name(end - 1):
         end -= 1
     if end <= first:
-        return None
+        return _first_word_name(written, sentence_start, before, cues)
     start = end - 1
     while True:
         if name(start - 1):
@@ -1276,6 +1302,24 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
             start = k - 1
             continue
         return start, end
+
+
+def _first_word_name(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """The sentence's first word as the one name an anaphor can point to, when no other word of the sentence is a
+    name: capitalised, no function word, and the word after it written lower-case ("Java feels super verbose to me
+    and I tried it in college and hated it", "Geico raised our rate twice so they're off the table"; not "Seen
+    Schitt's Creek already", nor "Honestly I hated it", nor "Between the fee and the apps it costs ...")."""
+    k = sentence_start
+    if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
+        return None
+    low = written[k].lower()
+    if not low.isalpha() or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
+            or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
+            or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
+            or low in cues.wish or low in cues.preference_verbs or _match([low], 0, cues.weak) \
+            or _match([low], 0, cues.strong):
+        return None
+    return k, k + 1
 
 
 def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
