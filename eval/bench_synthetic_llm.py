@@ -101,6 +101,8 @@ def main(argv=None) -> int:
     p.add_argument("--model", default="embedded")
     p.add_argument("--dtype", default="bfloat16", choices=DTYPES)
     p.add_argument("--fusion", default=None, help="Posterior weight(s), comma-separated (default: the reranker's).")
+    p.add_argument("--lift-ratio", default=None,
+                   help="OrLog lift ratio(s), comma-separated (default: the reranker's); each with every --fusion.")
     p.add_argument("--cache", default=None, help="SQLite model-answer cache (rerun = no model calls).")
     p.add_argument("--threads", type=int, default=None)
     args = p.parse_args(argv)
@@ -122,11 +124,14 @@ def main(argv=None) -> int:
 
     lm = get_model(args.model, cache=args.cache, threads=args.threads, dtype=args.dtype)
     rewriter = LLMRewriter(lm)
-    fusions = [DEFAULT_FUSION] if args.fusion is None else [float(f) for f in args.fusion.split(",")]
+    weights = [DEFAULT_FUSION] if args.fusion is None else [float(f) for f in args.fusion.split(",")]
+    ratios = [None] if args.lift_ratio is None else [float(r) for r in args.lift_ratio.split(",")]
+    fusions = [(f, r) for f in weights for r in ratios]  # one row each, from the same model answers
     leaves = bench.leaves["bm25"]
     texts = _texts(data, {d for q in qids for d in bench.queries[q].docids})
     oracle = LLMOracle(lm)  # one oracle: every fusion weight reranks with the same answers
-    rerankers = {f: OrLogReranker(oracle, depth=10, fusion=f) for f in fusions}
+    rerankers = {(f, r): OrLogReranker(oracle, depth=10, fusion=f, **({} if r is None else {"lift_ratio": r}))
+                 for f, r in fusions}
     doc_text = lambda hit: (SUBJECT, texts[hit.docid])  # noqa: E731 - the reranker's doc_text_fn
     rows: dict[object, dict[str, np.ndarray]] = {"question": {}, "rewrite": {}, **{f: {} for f in fusions}}
     rewrites, start, rewrite_s = {}, time.perf_counter(), 0.0
@@ -157,7 +162,8 @@ def main(argv=None) -> int:
         "Boolean peer (gold logic)": bench.boolean("bm25"),
         "ITLR (gold logic)": bench.logical("bm25"),
         "ITLR on the LLM rewrite (base)": lambda q: rows["rewrite"][q.qid],
-        **{f"+ OrLog(LLM), fusion {f}": (lambda q, f=f: rows[f][q.qid]) for f in fusions},
+        **{f"+ OrLog(LLM), fusion {f}" + ("" if r is None else f", lift ratio {r}"): (lambda q, k=(f, r): rows[k][q.qid])
+           for f, r in fusions},
     }
     res = bench.evaluate(systems, qids, negations)
     per_t = bench.evaluate(systems, qids, lambda q: q.meta["template"])

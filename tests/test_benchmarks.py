@@ -83,3 +83,35 @@ def test_oracle_throughput_benchmark_on_recorded_prompts(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "eval" / "bench_oracle_throughput.py"), "run", "--pairs",
                            str(bad), "--model", str(folder), "--output", str(out)], capture_output=True, text=True)
     assert done.returncode != 0 and "line 2 lacks its fields" in done.stderr
+
+
+def test_fusion_benchmark_refuses_records(tmp_path):
+    """`bench_fusion.py` re-fuses the posteriors of a rerank record under each rule: the low, close posteriors that
+    the always-on lift lets overturn the base's right answer keep it under the default rule."""
+    import json
+
+    rows = [("a", 1, 9.0, 0.23), ("b", 2, 5.0, 0.31), ("c", 3, 1.0, 0.10)]  # a is relevant
+    far = [("d", 1, 9.0, 0.025), ("e", 2, 5.0, 0.075), ("f", 3, 1.0, 0.01)]  # e is relevant, singled out
+    record = tmp_path / "run.txt.rerank.jsonl"
+    record.write_text("".join(json.dumps({"qid": q, "reranked": [
+        {"docid": d, "base_rank": r, "base_score": b, "posterior": p, "score": 0.0} for d, r, b, p in cands]}) + "\n"
+        for q, cands in (("q1", rows), ("q2", far), ("q3", []))))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 a 1\nq2 0 e 1\nq3 0 z 1\n")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "eval" / "bench_fusion.py"), "--set", f"toy={record},{qrels}",
+         "--rules", "default,lift-always,no-lift", "--results", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    text = (tmp_path / "fusion.md").read_text()
+    lost = {line.split("|")[2].strip(): line.split("|")[4].strip() for line in text.splitlines()
+            if line.startswith("| toy |") and line.count("|") == 6}
+    assert lost == {"default": "–", "lift-always": "q1", "no-lift": "–"}
+    # Per set: base, Boolean peer (not given), then the rules; only the default gets both topics right (no-lift
+    # leaves q2's singled-out answer at rank 2).  q3 fell back (no candidates) and is not scored.
+    row = next(line for line in text.splitlines() if line.startswith("| toy | 2 |")).split("|")
+    assert [c.strip().split(" / ")[-1] for c in row[3:8]] == ["0.50", "–", "1.00", "0.50", "0.50"]
+    bad = subprocess.run([sys.executable, str(ROOT / "eval" / "bench_fusion.py"), "--set", f"toy={record}",
+                          "--results", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "NAME=RECORD,QRELS" in bad.stderr

@@ -72,3 +72,38 @@ def test_cli_default_oracle_without_an_llm_is_the_leaf_oracle(tmp_path, museum_i
 
     assert top(reranked, "q1") == top(base, "q1")
     assert set(top(reranked, "q2")) <= {d for d, text in MUSEUMS if "museum" in text.lower()}
+
+
+def test_cli_writes_the_rerank_record_next_to_the_run(tmp_path, museum_index, monkeypatch):
+    import json
+
+    from logical_pyserini.search.__main__ import main
+
+    monkeypatch.setenv("LOGICAL_PYSERINI_HOME", str(tmp_path / "empty-home"))
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tmuseum AND Amsterdam AND NOT art\nq2\t(Paris OR Madrid) AND museum\n")
+    base, reranked = tmp_path / "base.txt", tmp_path / "orlog.txt"
+    assert main(["--index", str(museum_index), "--topics", str(topics), "--output", str(base), "--quiet"]) == 0
+    assert not (tmp_path / "base.txt.rerank.jsonl").exists()  # nothing reranked, no record
+    assert main(["--index", str(museum_index), "--topics", str(topics), "--output", str(reranked), "--rerank",
+                 "orlog", "--rerank-depth", "4", "--rerank-fusion", "0.5", "--quiet"]) == 0
+    records = [json.loads(line) for line in (tmp_path / "orlog.txt.rerank.jsonl").read_text().splitlines()]
+    assert [r["qid"] for r in records] == ["q1", "q2"]
+    run = {q: [line.split()[2] for line in reranked.read_text().splitlines() if line.startswith(q + " ")]
+           for q in ("q1", "q2")}
+    base_run = {q: [line.split()[2] for line in base.read_text().splitlines() if line.startswith(q + " ")]
+                for q in ("q1", "q2")}
+    for r in records:
+        rows = r["reranked"]
+        assert [row["docid"] for row in rows] == run[r["qid"]][: len(rows)] and 0 < len(rows) <= 4
+        assert sorted(row["base_rank"] for row in rows) == list(range(1, len(rows) + 1))
+        assert all(base_run[r["qid"]][row["base_rank"] - 1] == row["docid"] for row in rows)
+        assert all(0.0 <= row["posterior"] <= 1.0 for row in rows)
+        scores = [row["score"] for row in rows]
+        assert scores == sorted(scores, reverse=True)
+        # The final score is the fusion of the posterior with the scaled base score, not the posterior itself.
+        b = [row["base_score"] for row in rows]
+        lo, hi = min(b), max(b)
+        for row in rows:
+            scaled = (row["base_score"] - lo) / (hi - lo) if hi > lo else 0.0
+            assert row["score"] == pytest.approx(0.5 * row["posterior"] + 0.5 * scaled, abs=1e-5)

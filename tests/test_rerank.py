@@ -18,6 +18,7 @@ from stub_server import serve, vllm_like
 from logical_pyserini.rerank import (
     CompiledFormula,
     DEFAULT_LIFT,
+    LIFT_RATIO,
     Entity,
     LLMOracle,
     LLMReasoner,
@@ -233,6 +234,24 @@ def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
     np.testing.assert_allclose(fuse([0.0, 0.0], [1.0, 0.0], 0.8, lift=0.5), [0.2, 0.0])  # all zero: untouched
     with pytest.raises(ValueError, match="lift"):
         OrLogReranker(FixedOracle(low), lift=2.0)
+
+
+def test_the_lift_waits_for_the_model_to_single_out_a_candidate():
+    # eval/longq11 lb06: every posterior low and close together (0.23 for the base's top, 0.31 for a one-facet
+    # article).  Lifted, they overturned the right ranking; under LIFT_RATIO the base score keeps its weight.
+    hits = [Hit("d0", 9.0), Hit("d1", 5.0), Hit("d2", 1.0)]
+    close = {"d0": 0.23, "d1": 0.31, "d2": 0.1}
+    kept, _ = OrLogReranker(FixedOracle(close), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in kept] == ["d0", "d1", "d2"]
+    always, _ = OrLogReranker(FixedOracle(close), depth=3, lift=0.5, lift_ratio=0.0).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in always] == ["d1", "d0", "d2"]
+    # Three times the base top's posterior (the synthetic t00020 shape) is singled out: lifted as before.
+    far = {"d0": 0.025, "d1": 0.075, "d2": 0.01}
+    lifted, _ = OrLogReranker(FixedOracle(far), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in lifted][0] == "d1"
+    assert OrLogReranker(FixedOracle(far)).lift_ratio == LIFT_RATIO == 2.0
+    with pytest.raises(ValueError, match="lift_ratio"):
+        OrLogReranker(FixedOracle(far), lift_ratio=-1.0)
 
 
 def test_pooled_candidates_are_reranked_once_from_the_lowest_base_score():

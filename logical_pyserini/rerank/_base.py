@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from ._oracle import Entity, Oracle
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "RerankStats", "RerankedHit", "hit_title_text",
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "RerankStats", "RerankedHit", "hit_title_text",
            "pool_hits", "searcher_doc_text_fn"]
 
 #: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
@@ -24,6 +24,11 @@ DEFAULT_FUSION = 0.8
 #: on the demo, eval/results/leaf_oracle.md).
 DEFAULT_LIFT = 0.5
 MAX_LIFT = 10.0
+
+#: The lift applies only when the model singles out a candidate: its best posterior is at least this many times the
+#: posterior of the base run's top candidate.  Posteriors that are all low *and* close together (0.31 against 0.23)
+#: are a low-confidence judgement; lifted, they overturned base rankings that were right (eval/results/fusion.md).
+LIFT_RATIO = 2.0
 
 logger = logging.getLogger("logical_pyserini.rerank")
 
@@ -58,7 +63,8 @@ class RerankedHit:
     base_rank : int
         0-based position in the input ranking.
     rerank_score : float or None
-        Posterior / reasoner score (None below the depth or after a fallback).
+        The posterior / reasoner verdict itself, before the fusion with the
+        base score (None below the depth or after a fallback).
     hit : object
         The input hit (``raw`` / ``contents`` / ``lucene_docid`` are forwarded).
     """
@@ -223,12 +229,13 @@ class BaseReranker:
         return out
 
     @staticmethod
-    def _reorder(hits: Sequence[Any], scores: Sequence[float]) -> list[RerankedHit]:
-        """Top ``len(scores)`` hits sorted by score (ties: input order), the rest below in input order."""
+    def _reorder(hits: Sequence[Any], scores: Sequence[float], raw: Sequence[float]) -> list[RerankedHit]:
+        """Top ``len(scores)`` hits sorted by (fused) score (ties: input order), the rest below in input order;
+        ``raw`` are the reranker's own scores (``rerank_score``)."""
         n = len(scores)
         order = sorted(range(n), key=lambda i: (-scores[i], i))
         out = [RerankedHit(str(hits[i].docid), float(scores[i]) - rank * _TIE_STEP, float(hits[i].score), i,
-                           float(scores[i]), hits[i]) for rank, i in enumerate(order)]
+                           float(raw[i]), hits[i]) for rank, i in enumerate(order)]
         out.extend(RerankedHit(str(h.docid), -float(j + 1), float(h.score), n + j, None, h)
                    for j, h in enumerate(hits[n:]))
         return out

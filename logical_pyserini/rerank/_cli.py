@@ -41,6 +41,10 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
                         "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, "
                         "0 for leaf and dense.")
+    g.add_argument("--rerank-lift-ratio", type=float, default=None, metavar="R",
+                   help="OrLog: lift only when the best posterior is at least R times that of the base run's top hit "
+                        "(all low and close together: a low-confidence judgement, the base keeps its weight); "
+                        "0 lifts always; default 2.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
@@ -78,11 +82,12 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         return reranker
     if args.rerank_depth < 1:
         raise ValueError("--rerank-depth must be >= 1")
-    from ._reranker import DEFAULT_FUSION, OrLogReranker, get_oracle
+    from ._reranker import DEFAULT_FUSION, LIFT_RATIO, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
     fusion = DEFAULT_FUSION if getattr(args, "rerank_fusion", None) is None else args.rerank_fusion
     lift = getattr(args, "rerank_lift", None)  # None: the oracle's own default
+    ratio = getattr(args, "rerank_lift_ratio", None)
     spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
         try:
@@ -93,7 +98,7 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
             logger.warning("oracle auto: no LLM oracle is registered, using the leaf-score oracle")
             oracle = get_oracle("leaf")
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion,
-                                 lift=lift)
+                                 lift=lift, lift_ratio=LIFT_RATIO if ratio is None else ratio)
     else:
         if spec.partition(":")[0] in ("dense", "leaf"):
             raise ValueError(f"--rerank {args.rerank} needs a generative model: --oracle llm (with --model SPEC)")

@@ -136,4 +136,4 @@ class LLMReasoner(BaseReranker):
             scores.append(0.5 if verdict is None else float(verdict))
         # Seed 000, Table 2: generated tokens per pair, plus the one-off parse tokens when the prompt uses them.
         stats.tokens_per_pair = (stats.generated_tokens + (q.parse_tokens if self.logic else 0)) / len(top)
-        return self._reorder(hits, fuse(scores, [float(h.score) for h in top], self.fusion)), stats
+        return self._reorder(hits, fuse(scores, [float(h.score) for h in top], self.fusion), scores), stats

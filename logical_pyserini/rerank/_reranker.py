@@ -9,17 +9,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import DEFAULT_FUSION, DEFAULT_LIFT, MAX_LIFT, BaseReranker, DocTextFn, RerankedHit, RerankStats
+from ._base import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, MAX_LIFT, BaseReranker, DocTextFn, RerankedHit, RerankStats
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_RATIO", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
 
 
-def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0) -> np.ndarray:
+def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0,
+         lift_ratio: float = 0.0) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 
     With ``weight < 1`` equal posteriors are ordered by the base score, and
@@ -35,14 +36,21 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     posteriors themselves, nor equal posteriors, nor a query whose best
     candidate reaches ``lift``.
 
+    ``lift_ratio``: lift only when the best posterior is at least this many
+    times that of the base's top candidate (``base`` is in ranking order):
+    low posteriors close together are a low-confidence judgement, and then
+    the base score keeps its weight.
+
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
     [0.06, 0.22]
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8, lift=0.5).round(3).tolist()
     [0.4, 0.333]
+    >>> fuse([0.23, 0.31], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0).round(3).tolist()
+    [0.384, 0.248]
     """
     p = np.asarray(posteriors, dtype=float)
     best = float(p.max()) if len(p) else 0.0
-    if 0.0 < best < lift:
+    if 0.0 < best < lift and not best < lift_ratio * p[0]:
         p = p * min(MAX_LIFT, lift / best)
     b = np.asarray(base, dtype=float)
     span = float(b.max() - b.min()) if len(b) else 0.0
@@ -135,6 +143,10 @@ class OrLogReranker(BaseReranker):
         posteriors are scaled so the best one does (at most 10x) before the
         fusion (see :func:`fuse`); 0 disables it.  Default: the oracle's
         ``lift`` (0.5 for the LLM oracle, 0 for the leaf and dense ones).
+    lift_ratio : float
+        The lift applies only when the best posterior is at least this many
+        times that of the base's top candidate (default ``LIFT_RATIO``, 2):
+        low posteriors close together do not overturn the base ranking.
     context_tokens : int
         Token budget for the document text in ``parametric+``.
     backend : str, optional
@@ -154,7 +166,8 @@ class OrLogReranker(BaseReranker):
 
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
-                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None):
+                 oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None,
+                 lift_ratio: float = LIFT_RATIO):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -166,6 +179,9 @@ class OrLogReranker(BaseReranker):
         if not 0.0 <= lift <= 1.0:
             raise ValueError(f"lift must be in [0, 1], got {lift}")
         self.lift = float(lift)
+        if lift_ratio < 0.0:
+            raise ValueError(f"lift_ratio must be >= 0, got {lift_ratio}")
+        self.lift_ratio = float(lift_ratio)
         backends = available_backends()
         if not backends:
             raise RuntimeError("no ProbLog knowledge compiler available (install pysdd for sdd)")
@@ -322,4 +338,5 @@ class OrLogReranker(BaseReranker):
             return self._fail(hits, stats, exc), stats
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
-        return self._reorder(hits, fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift)), stats
+        fused = fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift, self.lift_ratio)
+        return self._reorder(hits, fused, posteriors), stats

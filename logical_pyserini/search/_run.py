@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -96,6 +97,7 @@ class SearchConfig:
     rerank_depth: int = 20
     rerank_fusion: float | None = None
     rerank_lift: float | None = None
+    rerank_lift_ratio: float | None = None
     rerank_add_dense: int = 0
     rerank_add_hybrid: int = 0
     oracle: str = "auto"
@@ -356,6 +358,7 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
 
     start = time.perf_counter()
     qids = list(trees)
+    audit: dict[str, str] = {}
     try:
         with open_run_writer(output, config.output_format, config.hits, config.tag, resume=config.resume) as writer, \
                 tqdm(total=len(qids), desc="search", unit="q", disable=config.quiet) as bar:
@@ -371,6 +374,8 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                 for qid in searched:
                     candidates, depth = pools[qid]
                     hits = apply_rerank(config, queries[qid], candidates, searcher, depth=depth)
+                    if config.rerank:
+                        audit[qid] = _rerank_record(qid, hits)
                     if not hits:
                         report.empty.append(qid)
                         logger.warning("qid %s: no hits (no positive term matched any document)", qid)
@@ -378,7 +383,9 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
                     report.searched += 1
                 bar.update(len(batch))
     except (KeyboardInterrupt, OutputError) as exc:
+        _write_rerank_record(config, audit)
         raise RunInterrupted(report, exc, len(qids), partial_path(output)) from exc
+    _write_rerank_record(config, audit)
     report.seconds = time.perf_counter() - start
     report.notes = [line for line in (_rewrite_summary(rewriter), rerank_summary(config)) if line]
     return report
@@ -411,6 +418,30 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
                 if r.split("\t", 1)[0] not in redone] + rows
     atomic_write_text(record, "".join(rows))
     return trees
+
+
+def _rerank_record(qid: str, hits: list) -> str:
+    """One JSON line: the reranked candidates' base rank and score, the reranker's own score (the OrLog
+    posterior, before the fusion) and the final score, in the final order; none after a fallback."""
+    rows = [{"docid": h.docid, "base_rank": h.base_rank + 1, "base_score": round(h.base_score, 6),
+             "posterior": round(h.rerank_score, 6), "score": round(h.score, 6)}
+            for h in hits if getattr(h, "rerank_score", None) is not None]
+    return json.dumps({"qid": qid, "reranked": rows}) + "\n"
+
+
+def _write_rerank_record(config: SearchConfig, audit: dict[str, str]) -> None:
+    """``OUTPUT.rerank.jsonl``: what the reranker decided per topic, for audits and for choosing a fusion rule
+    offline (``eval/bench_fusion.py``).  With ``--resume`` the records of topics done before are kept."""
+    if not config.rerank or not config.output:
+        return
+    record = Path(f"{config.output}.rerank.jsonl")
+    if config.resume and record.exists():
+        audit = {**{json.loads(line)["qid"]: line + "\n" for line in record.read_text(encoding="utf-8").splitlines()
+                    if line.strip()}, **audit}
+    try:
+        atomic_write_text(record, "".join(audit.values()))
+    except OSError as exc:  # the run file is what matters; its audit is a side record
+        logger.error("could not write %s: %s", record, exc)
 
 
 def _rewrite_summary(rewriter) -> str:
