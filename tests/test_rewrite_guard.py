@@ -754,3 +754,26 @@ def test_guard_25_symptoms_and_new_cues(question, scoped):
 ])
 def test_guard_26_states_reports_and_first_word_names(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-27 (eval/cues/phrasings_j): exclusions said as someone's dislike or veto, and pointing back ...
+    ("plz recommend a phone for my mum, she hates iphones", ["iphones"]),
+    ("Vacation rental in Tuscany for 8 people; my wife has vetoed Airbnb, so other sites only.", ["airbnb"]),
+    ("Is there a good mortgage broker around Leeds? We used Habito before and it went badly, so someone else please.",
+     ["habito"]),
+    ("Gaming mouse under 60 bucks. Logitech's broke after a week so I want something else.", ["logitech's"]),
+    ("Reading glasses. Frankly, I'm not a fan of those wire frames, they slip down my nose.", ["those wire frames"]),
+    # ... are silent in a question about a fact, and states stay states
+    ("Why do cats hate water?", []),
+    ("Nothing happens when I press the power button on my gaming PC - no fans, no lights.", []),
+    ("Router keeps dropping wifi every evening and the ISP says there's no outage.", []),
+    ("The pilot light on my water heater won't stay lit.", []),
+    ("My father is in the hospital and visitors are not allowed after 8pm - how do I arrange an exception?", []),
+    ("what can I stream tonight with my 14 year old? horror is forbidden after last time lol", ["horror"]),
+    ("he has every fishing gadget already so nothing fishing related, and he said no more ties lol",
+     ["ties"]),  # "nothing fishing related" is a known miss; "no more ties" stays after it
+    ("we got bitten by a Jack Russell last summer, so anything but that breed", [""]),  # no name: nothing kept
+])
+def test_guard_27_dislikes_vetoes_and_states(question, scoped):
+    assert _scope_texts(question) == scoped

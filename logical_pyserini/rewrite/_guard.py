@@ -143,6 +143,7 @@ class _Cues:
     status: frozenset[str] = frozenset()  # "no SIM card detected": a device's message, a state
     elided_subject: tuple[tuple[str, ...], ...] = ()  # "can't decide between renting and buying": a situation
     time_words: frozenset[str] = frozenset()  # "isn't for another month": when, not what
+    linking_verbs: frozenset[str] = frozenset()  # "won't stay lit": how a thing is, not what to leave out
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -283,6 +284,7 @@ def _cues() -> _Cues:
         status=words("status_words"),
         elided_subject=seqs("elided_subject_negations"),
         time_words=words("time_words"),
+        linking_verbs=words("linking_verbs"),
     )
 
 
@@ -731,6 +733,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
+                    # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
+                    # ("anything but that breed" points back)
+                    or (end == i + n and tokens[end] in cues.demonstratives and end + 2 < len(tokens)
+                        and all(_inside(t, cues) and t not in cues.loose for t in tokens[end + 1 : end + 3]))
                     or _and_between_names(written, i + n, end, cues) or _and_in_list(tokens, item, end, cues)):
                 if _names_listed(written, i + n, end, cues) and written[end].islower() \
                         and tokens[end] not in cues.determiners:
@@ -763,10 +769,17 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
 
 
 def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
-    """True when "no" at ``i`` details a negated "anything" earlier in its sentence, after punctuation: "I haven't
-    gotten anything back - no itemized list, no explanation" reports what did not happen, it excludes nothing."""
+    """True when "no" at ``i`` details a negated "anything" (or a "nothing") earlier in its sentence, after
+    punctuation: "I haven't gotten anything back - no itemized list, no explanation", "Nothing happens when I press
+    the power button - no fans, no lights" report what did not happen, as "the ISP says there's no outage" reports
+    what someone found; they exclude nothing."""
+    if i >= 2 and tokens[i - 1] in ("there's", "there") and tokens[i - 2] in cues.reporting | {"there"} \
+            or i >= 3 and tokens[i - 2 : i] == ["there", "is"] and tokens[i - 3] in cues.reporting:
+        return True  # "the ISP says there's no outage": what someone found, not what to leave out
     for j in range(sentence_start, i):
-        if tokens[j] == "anything" and any(t in cues.negative or t.endswith("n't") for t in tokens[max(sentence_start, j - 4) : j]):
+        # "Nothing happens ..." as the sentence's subject ("so nothing fishing related" is an exclusion itself)
+        if (tokens[j] == "nothing" and j == sentence_start) or (tokens[j] == "anything" and any(
+                t in cues.negative or t.endswith("n't") for t in tokens[max(sentence_start, j - 4) : j])):
             return any(not t[0].isalnum() for t in tokens[j + 1 : i])
     return False
 
@@ -842,10 +855,13 @@ def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
 
 def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     """Length of a trailing cue at ``i``, an adverb after its copula allowed (:func:`_match_intensified`); 0 before a
-    word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact)."""
+    word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact) or a clock time ("not allowed
+    after 8pm")."""
     n = _match_intensified(tokens, i, cues.trailing, cues)
     if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
         return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
+    if n and i + n + 1 < len(tokens) and tokens[i + n] in cues.state_prepositions and tokens[i + n + 1][0].isdigit():
+        return 0  # "visitors are not allowed after 8pm": a rule of a place ("forbidden after last time" excludes)
     return n
 
 
@@ -876,6 +892,8 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if (tokens[i] in cues.copulas or tokens[i] == "not") and k < end and tokens[k] in cues.state_prepositions \
             and named and all(t in cues.time_words or t in cues.state_prepositions for t in named):
         return True  # "the appointment isn't for another month", "not until next week": when, not what
+    if auxiliary and len(named) == 2 and tokens[i + n] == named[0] and named[0] in cues.linking_verbs:
+        return True  # "the pilot light won't stay lit": how the thing is
     if auxiliary and named and i + n < len(tokens) and tokens[i + n] in cues.loose and all(map(how, named)):
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
@@ -1312,7 +1330,7 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     k = sentence_start
     if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
         return None
-    low = written[k].lower()
+    low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
     if not low.isalpha() or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
             or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
             or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
