@@ -18,7 +18,8 @@ from ._reasoner import LLMReasoner, parse_answer
 from ._reranker import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, ORACLES, OrLogReranker, fuse, get_oracle
 
 __all__ = [
-    "BACKENDS", "CANDIDATE_SOURCES", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE", "LIFT_RATIO",
+    "BACKENDS", "CANDIDATE_SOURCES", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE",
+    "LIFT_RATIO",
     "ORACLES", "CompiledFormula", "DenseOracle", "Entity", "LLMOracle", "LLMReasoner", "OrLogQuery",
     "OrLogReranker", "Oracle", "OracleError", "RerankStats", "RerankedHit", "add_rerank_arguments",
     "added_candidates", "apply_rerank", "available_backends", "build_reranker", "fill_statement", "fit_calibration",

@@ -754,7 +754,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
-                      or (end > i + n and all(t in cues.particles or t in cues.prepositions for t in tokens[i + n : end]))
+                      or (end > i + n and all(t in cues.particles or t in cues.prepositions
+                                              for t in tokens[i + n : end]))
                       # "phone says no SIM card detected": a message the asker reports
                       or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
                       or _possession_goes_on(tokens, sentence_start, i, n, cues)):
@@ -773,8 +774,8 @@ def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues
     punctuation: "I haven't gotten anything back - no itemized list, no explanation", "Nothing happens when I press
     the power button - no fans, no lights" report what did not happen, as "the ISP says there's no outage" reports
     what someone found; they exclude nothing."""
-    if i >= 2 and tokens[i - 1] in ("there's", "there") and tokens[i - 2] in cues.reporting | {"there"} \
-            or i >= 3 and tokens[i - 2 : i] == ["there", "is"] and tokens[i - 3] in cues.reporting:
+    if (i >= 2 and tokens[i - 1] == "there's" and tokens[i - 2] in cues.reporting) or (
+            i >= 3 and tokens[i - 2] == "there" and tokens[i - 1] in ("is", "are") and tokens[i - 3] in cues.reporting):
         return True  # "the ISP says there's no outage": what someone found, not what to leave out
     for j in range(sentence_start, i):
         # "Nothing happens ..." as the sentence's subject ("so nothing fishing related" is an exclusion itself)
@@ -927,14 +928,16 @@ def _symptom(tokens: list[str], i: int, word: str, cues: _Cues) -> bool:
     """True when "not" at ``i`` and the -ing verb ``word`` after it say what one thing, the subject of the clause,
     does not do: its state ("fridge not cooling", "my laptop fan not spinning", "dishwasher not draining water"). Not
     a plural kind of result ("restaurants not serving seafood"), nor a noun phrase with a preposition ("museums in
-    Prague not offering tours", "restaurants serving brunch not ..."), nor a verb of ``content_verbs`` ("a recipe not using butter"): those ask for a
-    property of what is searched for."""
+    Prague not offering tours", "restaurants serving brunch not ..."), nor a verb of ``content_verbs`` ("a recipe
+    not using butter"): those ask for a property of what is searched for."""
     if not (_gerund(word, cues) and i > 0 and tokens[i - 1][0].isalnum() and tokens[i - 1] not in cues.loose):
         return False
     stem = word[:-3]
     if {stem, stem + "e"} & cues.content_verbs:  # "using", "requiring"
         return False
     subject = tokens[_clause_start(tokens, 0, i, cues) : i]
+    if not subject:
+        return False
     head = subject[-1]
     # "restaurants serving brunch not serving seafood": the subject is itself a kind with a property
     return len(subject) <= 4 and all(t[0].isalnum() and t not in cues.prepositions and t not in cues.relative
