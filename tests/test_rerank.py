@@ -19,6 +19,7 @@ from logical_pyserini.rerank import (
     CompiledFormula,
     DEFAULT_LIFT,
     LIFT_RATIO,
+    LOW_CONFIDENCE_FUSION,
     Entity,
     LLMOracle,
     LLMReasoner,
@@ -252,6 +253,23 @@ def test_the_lift_waits_for_the_model_to_single_out_a_candidate():
     assert OrLogReranker(FixedOracle(far)).lift_ratio == LIFT_RATIO == 2.0
     with pytest.raises(ValueError, match="lift_ratio"):
         OrLogReranker(FixedOracle(far), lift_ratio=-1.0)
+
+
+def test_a_low_confidence_topic_keeps_more_of_the_base_score():
+    # eval/longq14 lq05: the right article judged 0.305, a one-facet one 0.452 (nothing reaches the lift, nothing is
+    # singled out); at weight 0.8 the one-facet article overturned a clear base margin, at LOW_CONFIDENCE_FUSION not.
+    hits = [Hit("d0", 1.0), Hit("d1", 0.5948), Hit("d2", 0.113)]
+    table = {"d0": 0.305, "d1": 0.452, "d2": 0.13}
+    reranker = OrLogReranker(FixedOracle(table), depth=3, lift=0.5)
+    assert reranker.low_fusion == LOW_CONFIDENCE_FUSION == 0.7
+    assert [h.docid for h in reranker.rerank(parse_query('"x"'), hits)[0]][0] == "d0"
+    at_08 = OrLogReranker(FixedOracle(table), depth=3, lift=0.5, low_fusion=0.8)
+    assert [h.docid for h in at_08.rerank(parse_query('"x"'), hits)[0]][0] == "d1"
+    # A weight the user chose holds for every topic; a topic with a confident candidate keeps weight 0.8.
+    assert OrLogReranker(FixedOracle(table), fusion=0.9).low_fusion == 0.9
+    np.testing.assert_allclose(fuse([0.9, 0.1], [1.0, 0.0], 0.8, 0.5, 2.0, 0.7), [0.92, 0.08])
+    with pytest.raises(ValueError, match="low_fusion"):
+        OrLogReranker(FixedOracle(table), low_fusion=1.5)
 
 
 def test_pooled_candidates_are_reranked_once_from_the_lowest_base_score():

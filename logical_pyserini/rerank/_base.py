@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 from ._oracle import Entity, Oracle
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "RerankStats", "RerankedHit", "hit_title_text",
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "RerankStats", "RerankedHit", "hit_title_text",
            "pool_hits", "searcher_doc_text_fn"]
 
 #: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
@@ -29,6 +29,11 @@ MAX_LIFT = 10.0
 #: posterior of the base run's top candidate.  Posteriors that are all low *and* close together (0.31 against 0.23)
 #: are a low-confidence judgement; lifted, they overturned base rankings that were right (eval/results/fusion.md).
 LIFT_RATIO = 2.0
+
+#: Posterior weight for such a low-confidence query (every posterior below the lift, none singled out): the base
+#: score keeps 30% instead of 20%, so a one-facet article judged 0.45 does not overturn four right answers judged
+#: 0.31 with a clear base margin (eval/longq14 lq05; eval/results/fusion.md).
+LOW_CONFIDENCE_FUSION = 0.7
 
 logger = logging.getLogger("logical_pyserini.rerank")
 

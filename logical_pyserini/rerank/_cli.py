@@ -36,7 +36,8 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "model), dense (embedded MiniLM); hf:PATH and openai:NAME name the model directly.")
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
-                        "default 0.8 (see README, OrLog reranking).")
+                        "default 0.8, and 0.7 for a low-confidence topic (every posterior below the lift, none "
+                        "singled out); a W given here holds for every topic (see README, OrLog reranking).")
     g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
                         "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, "
@@ -98,7 +99,9 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
             logger.warning("oracle auto: no LLM oracle is registered, using the leaf-score oracle")
             oracle = get_oracle("leaf")
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion,
-                                 lift=lift, lift_ratio=LIFT_RATIO if ratio is None else ratio)
+                                 lift=lift, lift_ratio=LIFT_RATIO if ratio is None else ratio,
+                                 # an explicit --rerank-fusion holds for every query, low-confidence ones included
+                                 low_fusion=None if getattr(args, "rerank_fusion", None) is None else fusion)
     else:
         if spec.partition(":")[0] in ("dense", "leaf"):
             raise ValueError(f"--rerank {args.rerank} needs a generative model: --oracle llm (with --model SPEC)")

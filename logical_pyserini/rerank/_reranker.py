@@ -9,18 +9,20 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, MAX_LIFT, BaseReranker, DocTextFn, RerankedHit, RerankStats
+from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker, DocTextFn,
+                    RerankedHit, RerankStats)
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_RATIO", "ORACLES", "OrLogReranker", "fuse", "get_oracle"]
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES", "OrLogReranker", "fuse",
+           "get_oracle"]
 
 
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0,
-         lift_ratio: float = 0.0) -> np.ndarray:
+         lift_ratio: float = 0.0, low_weight: float | None = None) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 
     With ``weight < 1`` equal posteriors are ordered by the base score, and
@@ -39,7 +41,8 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     ``lift_ratio``: lift only when the best posterior is at least this many
     times that of the base's top candidate (``base`` is in ranking order):
     low posteriors close together are a low-confidence judgement, and then
-    the base score keeps its weight.
+    the base score keeps its weight; ``low_weight`` (default ``weight``)
+    replaces ``weight`` for such a query.
 
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
     [0.06, 0.22]
@@ -47,10 +50,14 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     [0.4, 0.333]
     >>> fuse([0.23, 0.31], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0).round(3).tolist()
     [0.384, 0.248]
+    >>> fuse([0.23, 0.31], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7).round(3).tolist()
+    [0.461, 0.217]
     """
     p = np.asarray(posteriors, dtype=float)
     best = float(p.max()) if len(p) else 0.0
-    if 0.0 < best < lift and not best < lift_ratio * p[0]:
+    if 0.0 < best < lift and best < lift_ratio * p[0]:
+        weight = weight if low_weight is None else low_weight  # low and close together: low confidence
+    elif 0.0 < best < lift:
         p = p * min(MAX_LIFT, lift / best)
     b = np.asarray(base, dtype=float)
     span = float(b.max() - b.min()) if len(b) else 0.0
@@ -147,6 +154,11 @@ class OrLogReranker(BaseReranker):
         The lift applies only when the best posterior is at least this many
         times that of the base's top candidate (default ``LIFT_RATIO``, 2):
         low posteriors close together do not overturn the base ranking.
+    low_fusion : float, optional
+        Posterior weight for such a low-confidence query (default
+        ``LOW_CONFIDENCE_FUSION``, 0.7, when ``fusion`` is the default 0.8;
+        otherwise ``fusion`` itself).  Only LLM-style oracles with a lift
+        ever have such queries.
     context_tokens : int
         Token budget for the document text in ``parametric+``.
     backend : str, optional
@@ -167,7 +179,7 @@ class OrLogReranker(BaseReranker):
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
                  oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None,
-                 lift_ratio: float = LIFT_RATIO):
+                 lift_ratio: float = LIFT_RATIO, low_fusion: float | None = None):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -182,6 +194,11 @@ class OrLogReranker(BaseReranker):
         if lift_ratio < 0.0:
             raise ValueError(f"lift_ratio must be >= 0, got {lift_ratio}")
         self.lift_ratio = float(lift_ratio)
+        if low_fusion is None:
+            low_fusion = LOW_CONFIDENCE_FUSION if self.fusion == DEFAULT_FUSION else self.fusion
+        if not 0.0 <= low_fusion <= 1.0:
+            raise ValueError(f"low_fusion must be in [0, 1], got {low_fusion}")
+        self.low_fusion = float(low_fusion)
         backends = available_backends()
         if not backends:
             raise RuntimeError("no ProbLog knowledge compiler available (install pysdd for sdd)")
@@ -338,5 +355,6 @@ class OrLogReranker(BaseReranker):
             return self._fail(hits, stats, exc), stats
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
-        fused = fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift, self.lift_ratio)
+        fused = fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift, self.lift_ratio,
+                     self.low_fusion)
         return self._reorder(hits, fused, posteriors), stats
