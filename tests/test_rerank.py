@@ -29,6 +29,7 @@ from logical_pyserini.rerank import (
     OrLogReranker,
     add_rerank_arguments,
     apply_rerank,
+    build_reranker,
     available_backends,
     formula_program,
     fuse,
@@ -496,6 +497,12 @@ def test_cli_glue(searcher, tmp_path, monkeypatch):
         apply_rerank(parser.parse_args(["--rerank", "llm-reasoner"]), tree, hits, searcher)
     with pytest.raises(ValueError, match="unknown oracle"):
         get_oracle("gpt")
+    # The fusion flags: a weight given holds for low-confidence topics too; the lift ratio is passed through.
+    default = build_reranker(parser.parse_args(["--rerank", "orlog", "--oracle", "leaf"]))
+    assert (default.fusion, default.low_fusion, default.lift_ratio) == (0.8, LOW_CONFIDENCE_FUSION, LIFT_RATIO)
+    given = build_reranker(parser.parse_args(["--rerank", "orlog", "--oracle", "leaf", "--rerank-fusion", "0.8",
+                                              "--rerank-lift-ratio", "3"]))
+    assert (given.fusion, given.low_fusion, given.lift_ratio) == (0.8, 0.8, 3.0)
 
 
 # --------------------------------------------------------------------------- real LM (optional)
