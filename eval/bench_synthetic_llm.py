@@ -162,8 +162,8 @@ def main(argv=None) -> int:
         "Boolean peer (gold logic)": bench.boolean("bm25"),
         "ITLR (gold logic)": bench.logical("bm25"),
         "ITLR on the LLM rewrite (base)": lambda q: rows["rewrite"][q.qid],
-        **{f"+ OrLog(LLM), fusion {f}" + ("" if r is None else f", lift ratio {r}"): (lambda q, k=(f, r): rows[k][q.qid])
-           for f, r in fusions},
+        **{f"+ OrLog(LLM), fusion {f}" + ("" if r is None else f", lift ratio {r}"):
+           (lambda q, k=(f, r): rows[k][q.qid]) for f, r in fusions},
     }
     res = bench.evaluate(systems, qids, negations)
     per_t = bench.evaluate(systems, qids, lambda q: q.meta["template"])

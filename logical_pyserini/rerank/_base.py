@@ -10,8 +10,8 @@ from typing import Any, Callable, Sequence
 
 from ._oracle import Entity, Oracle
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "RerankStats", "RerankedHit", "hit_title_text",
-           "pool_hits", "searcher_doc_text_fn"]
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "RerankStats",
+           "RerankedHit", "hit_title_text", "pool_hits", "searcher_doc_text_fn"]
 
 #: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
 #: measured in eval/results/orlog_llm.md and synthetic_llm.md).
