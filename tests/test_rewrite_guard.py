@@ -777,3 +777,13 @@ def test_guard_26_states_reports_and_first_word_names(question, scoped):
 ])
 def test_guard_27_dislikes_vetoes_and_states(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+def test_guard_28_the_askers_second_predicate_is_a_situation():
+    # eval/longq15 lr05 (a control): the model wrote NOT "had a claim before", and the clause "We never had a claim
+    # before and didn't know flood was separate" confirmed it; "didn't" shares the asker as subject through "and".
+    assert negative_clauses("Our basement flooded. We never had a claim before and didn't know flood was separate. "
+                            "Is this normal, and can I appeal?") == []
+    # a wish or a taste joined the same way still says what not to return
+    assert len(negative_clauses("We love hiking and don't want anything with crowds")) == 1
+    assert len(negative_clauses("I live in Leeds and don't like horror, any films?")) == 1

@@ -1134,6 +1134,11 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     if subject and subject[0] in cues.personal and len(subject) <= 4 and not taste \
             and not (cues.preference | cues.reporting) & set(subject):
         return True
+    # A second predicate of the asker's, joined by "and", shares the subject: "We never had a claim before and didn't
+    # know flood was separate" (not "... and don't want X", a wish)
+    if subject and subject[0] in cues.personal and i > start and tokens[i - 1] == "and" and not taste \
+            and not (cues.preference | cues.reporting | cues.wish) & set(subject):
+        return True
     if tokens[i] == "no" and i > start and tokens[i - 1] in cues.possession:  # "has no kiln"
         after = i + 1
     elif after < len(tokens) and tokens[after] in cues.possession:
