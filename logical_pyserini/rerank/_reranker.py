@@ -55,10 +55,11 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     """
     p = np.asarray(posteriors, dtype=float)
     best = float(p.max()) if len(p) else 0.0
-    if 0.0 < best < lift and best < lift_ratio * p[0]:
-        weight = weight if low_weight is None else low_weight  # low and close together: low confidence
-    elif 0.0 < best < lift:
-        p = p * min(MAX_LIFT, lift / best)
+    if 0.0 < best < lift:
+        if best < lift_ratio * p[0]:  # low and close together: low confidence
+            weight = weight if low_weight is None else low_weight
+        else:
+            p = p * min(MAX_LIFT, lift / best)
     b = np.asarray(base, dtype=float)
     span = float(b.max() - b.min()) if len(b) else 0.0
     scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
