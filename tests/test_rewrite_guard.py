@@ -345,7 +345,7 @@ def test_a_question_about_a_fact_stays_one_although_it_opens_like_a_request():
     ("Hotels in Rome that have no pool", ["pool"]),
     ("Safari tips for Kenya, though I'd rather not read about lions again.", ["read about lions again"]),
     ("Museums in Paris, though not art museums", ["art museums"]),
-    ("French history books; I have no interest in Napoleon", ["interest in napoleon"]),
+    ("French history books; I have no interest in Napoleon", ["napoleon"]),  # the taste leaves with the cue
 ])
 def test_a_negation_that_tells_the_askers_situation_excludes_nothing(question, scoped):
     assert _scope_texts(question) == scoped
@@ -787,3 +787,51 @@ def test_guard_28_the_askers_second_predicate_is_a_situation():
     # a wish or a taste joined the same way still says what not to return
     assert len(negative_clauses("We love hiking and don't want anything with crowds")) == 1
     assert len(negative_clauses("I live in Leeds and don't like horror, any films?")) == 1
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-29: "but no" after a possession lacks a thing ("has sound but no picture"), unless a taste follows,
+    # and the taste leaves the scope with the cue
+    ("I have a Kindle but no interest in romance, what fantasy series should I try?", ["romance"]),
+    ("podcasts about history, I have no patience for long ads", ["long ads"]),
+    ("tv has sound but no picture samsung", []),
+    # an absence reported (eval/cues/phrasings_l and longq16's controls): after "there is", after "with", before a
+    # symptom noun that ends its phrase
+    ("Water heater is on but there's no hot water in the shower", []),
+    ("garden design ideas with no lawn", []),
+    ("No signal on the bedroom TV since the storm", []),
+    ("Printer makes no sound when I press print", []),
+    ("apartments in Austin with no HOA", ["hoa"]),  # a name is still a thing
+    ("python tutorials - no video courses please", ["video courses"]),  # the symptom noun does not end the phrase
+    # "never" negates a verb, "not" a device's status word; a fact question may end "is that normal?"
+    ("the confirmation email never arrives, what do I do", []),
+    ("kitten won't eat wet food, is that normal?", []),
+    ("I've read about it but never actually used flashcard apps, where to start?", []),
+    # the asker's situation: after "and", "neither of us"; a negation and an exception say "only"
+    ("I never rented abroad and I don't speak German. How do I find an apartment in Munich?", []),
+    ("Neither of us has used a rail pass before. Is Eurail worth it?", []),
+    ("We don't speak any language besides English, tours of Rome?", []),
+    # what harmed the asker, said as the subject of its sentence, when the rest asks for something else
+    ("Wool makes me itchy. Warm winter sweaters for kids?", ["wool"]),
+    ("Running makes my knees hurt. Exercises to strengthen them?", []),  # the request is about the harm
+    ("Red wine gives me a headache, why?", []),  # a fact question
+    ("It makes me sneeze, what houseplants are safe?", []),  # a pronoun names no thing
+    # refusals and bans (not "refuses to eat"), a typo, "leave X off the list"
+    ("my son refuses anything with onions, easy dinner ideas", ["anything with onions"]),
+    ("my dog refuses to eat, is that normal?", []),
+    ("Our venue bans candles, centerpiece ideas for a wedding", ["candles"]),
+    ("laptops for students excpet Dell", ["dell"]),
+    ("SUVs with a third row, please leave Ford and Chevy off the list", ["ford and chevy"]),
+    # "no matter" is no cue and ends a scope; "I know how ..." asks; "done looking at those" points back
+    ("She won't touch fish no matter how I cook it. Quick dinners for kids?", ["fish"]),
+    ("I know how to knit, patterns for socks?", []),
+    ("Granite is way beyond what we can spend, so we're done looking at those. Cheap countertops?", ["granite"]),
+])
+def test_guard_29_absences_harms_and_tastes(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_29_a_model_not_of_a_reported_absence_is_dropped():
+    # the clause "there's no clog" reports what the asker sees; it confirms no NOT of the model's
+    q = "The bathroom sink drains slowly and there's no clog I can see. What else could it be?"
+    assert guard_decision(_rw(q, '"slow draining sink" AND NOT "clog"'), propose=True).kept == ()

@@ -144,6 +144,14 @@ class _Cues:
     elided_subject: tuple[tuple[str, ...], ...] = ()  # "can't decide between renting and buying": a situation
     time_words: frozenset[str] = frozenset()  # "isn't for another month": when, not what
     linking_verbs: frozenset[str] = frozenset()  # "won't stay lit": how a thing is, not what to leave out
+    symptom_nouns: frozenset[str] = frozenset()  # "no signal on my TV": an absence reported, not a thing to leave out
+    symptom_followers: frozenset[str] = frozenset()  # "makes no sound when ...": the symptom noun ends its phrase
+    harm: tuple[tuple[str, ...], ...] = ()  # "Retinol made my face peel": what harmed the asker, to leave out
+    quantifiers: frozenset[str] = frozenset()  # "every glass of red wine gives me ...": no one thing named
+    stops: tuple[tuple[str, ...], ...] = ()  # "won't touch fish no matter how I cook it": the scope ends before it
+    exceptive: tuple[tuple[str, ...], ...] = ()  # "besides", "other than": after a negation they mean "only"
+    negative_only: frozenset[str] = frozenset()  # "not", "no", "nothing": the negations an exception turns to "only"
+    remedy: frozenset[str] = frozenset()  # "Running makes my knees hurt, what helps?": the harm is the topic
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -285,6 +293,14 @@ def _cues() -> _Cues:
         elided_subject=seqs("elided_subject_negations"),
         time_words=words("time_words"),
         linking_verbs=words("linking_verbs"),
+        symptom_nouns=words("symptom_nouns"),
+        symptom_followers=words("symptom_followers"),
+        harm=seqs("harm_cues"),
+        quantifiers=words("quantifiers"),
+        remedy=words("remedy_words"),
+        exceptive=seqs("exceptive_cues"),
+        stops=seqs("scope_stops"),
+        negative_only=words("only_negations"),
     )
 
 
@@ -668,6 +684,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
             if n and i > 0 and tokens[i - 1] in cues.negators:
                 n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
+            if n and _match(tokens, i, cues.exceptive) == n and any(
+                    t in cues.negative_only or t.endswith("n't")
+                    for t in tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
+                n = 0  # "we don't speak any language besides English": a negation and an exception say "only"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
         if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
@@ -695,6 +715,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
+            if not n and _match(tokens, i, cues.harm) and _harms_asker(tokens, written, sentence_start, i, cues):
+                n = _match(tokens, i, cues.harm)  # "Retinol made my face peel": the subject is the exclusion
             if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
                 n = 0  # a title: "the film Never Say Never Again"
         if not n:
@@ -703,6 +725,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
+            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
+                n = 0  # "no matter how I cook it"
             if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
                 n = 0  # a title: "Don't Stop Believin' chords" (a verb is capitalised only in one)
             if n and _silenced(tokens, written, sentence_start, i, cues):
@@ -731,7 +755,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
             end = item = i + n
-            while end < len(tokens) and end < item + cues.max_scope_words and (
+            while end < len(tokens) and end < item + cues.max_scope_words \
+                    and not _match(tokens, end, cues.stops) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
@@ -758,12 +783,18 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                                               for t in tokens[i + n : end]))
                       # "phone says no SIM card detected": a message the asker reports
                       or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
-                      or _possession_goes_on(tokens, sentence_start, i, n, cues)):
+                      or _possession_goes_on(tokens, sentence_start, i, n, cues)
+                      # "flowering but no fruit forming": an absence reported (a weak "no" is silenced before)
+                      or (n > 1 and _reports_absence(tokens, written, i + n - 1, cues))):
                 # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
                 # and so is a verb of taste after "not": "we're not considering anything from Kia"
                 verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
                                                or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
                            and i + n < end - 1 and tokens[i + n] not in cues.loose)
+                # "no interest in romance", "no patience for long intros": the taste leaves with the cue
+                if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
+                        and tokens[i + n + 1] in cues.prepositions:
+                    verb = 2
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
@@ -788,9 +819,11 @@ def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues
 def _possession_goes_on(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
     """True when the cue ``tokens[i:i + n]`` is "but no" / "and no" after a clause of possession: "tv has sound but
     no picture" tells what the thing lacks, as "has no picture" would (:func:`_states_situation`); not "hotels that
-    have a pool but no gym", whose relative clause asks for the property."""
+    have a pool but no gym", whose relative clause asks for the property, nor "I have a Kindle but no interest in
+    romance", a taste."""
     k = i + (n - 1 if tokens[i + n - 1] == "no" and n > 1 else 0)
-    if tokens[k] != "no" or k == 0 or tokens[k - 1] not in ("but", "and"):
+    if tokens[k] != "no" or k == 0 or tokens[k - 1] not in ("but", "and") \
+            or cues.preference_nouns & set(tokens[k + 1 : k + 4]):
         return False
     clause = tokens[_clause_start(tokens, sentence_start, k - 1, cues) : k - 1]
     return bool(cues.possession & set(clause)) and not cues.relative & set(clause)
@@ -921,7 +954,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if word.endswith("ing"):  # a verb only right after "is not" ("but not computing" names a thing)
         return n == 1 and i > 0 and tokens[i - 1] in cues.copulas
     start = _clause_start(tokens, 0, i, cues)  # "novels that are not illustrated" asks for a property
-    return word.endswith("ed") and not cues.relative & set(tokens[start:i])
+    return (word.endswith("ed") or word in cues.status) and not cues.relative & set(tokens[start:i])
 
 
 def _symptom(tokens: list[str], i: int, word: str, cues: _Cues) -> bool:
@@ -985,7 +1018,57 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
                 or _states_manner(tokens, written, i, cues)
-                or _elided_subject(tokens, sentence_start, i, cues))
+                or _elided_subject(tokens, sentence_start, i, cues)
+                or _reports_absence(tokens, written, i, cues))
+
+
+def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the harm cue at ``i`` ("makes me", "made my", "tore up my") follows its sentence's subject, one to
+    four words that name a thing ("Polyester makes me sweat buckets.", "Latex gloves make my hands swell up."), and
+    the rest of the question asks for something else: what harmed the asker is what to leave out.  Not when the
+    subject names no one thing (a pronoun, a quantifier, an adverb: "It makes me sneeze", "Lately every glass of red
+    wine gives me a headache"), nor when the question asks a fact anywhere ("... Why?") or asks about the harm itself
+    (a word of ``remedy_words``, "what helps", or an anaphor back to it: "Running makes my knees hurt. Exercises to
+    strengthen them?")."""
+    subject = tokens[sentence_start:i]
+    if not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors or all(t in cues.loose for t in subject) \
+            or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
+                   or (len(t) > 3 and t.endswith(cues.adverb_suffix)) for t in subject):
+        return False
+    end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    clause = next((j for j in range(i, end) if tokens[j] in _COMMA_LIKE or tokens[j] in cues.clause_words), end)
+    rest = tokens[:sentence_start] + tokens[clause:]
+    if not any(t[0].isalnum() for t in rest) or cues.remedy & set(rest) or cues.anaphors & set(tokens[end:]) \
+            or {t for t in tokens[i + 2 : clause] if t not in cues.loose} & set(rest):
+        return False
+    starts = [0] + [j + 1 for j in range(len(tokens) - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE]
+    return not any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
+                   for o in starts) and not any(_match(tokens, o, cues.fact_tails) for o in starts)
+
+
+def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues) -> bool:
+    """True when "no" at ``k`` reports an absence, a state or a property of what is asked for, not a thing to leave
+    out: after "there is" ("there's no clog I can see", "there is simply no room"), after "with" ("a room with no
+    windows", "a society with no central government"), or before one of ``symptom_nouns`` within two words ("no
+    signal on my TV", "makes no sound", "no new growth since spring").  Articles that fit such a need name the
+    missing thing, so a NOT of it would sink them.  A name after it is still a thing: "apartments with no HOA"."""
+    if tokens[k] != "no" or k + 1 >= len(tokens) or not written[k + 1][:1].islower():
+        return False
+    j = k - 1
+    if j > 0 and (tokens[j] in cues.intensifiers or (len(tokens[j]) > 3 and tokens[j].endswith(cues.adverb_suffix))):
+        j -= 1
+    if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
+                                              and tokens[j - 1] == "there")):
+        return True
+    if k > 0 and tokens[k - 1] == "with":
+        return True
+    # the symptom noun heads its phrase: "no video" is reported, "no video courses" are left out
+    return any(tokens[p] in cues.symptom_nouns and (p + 1 == len(tokens) or not tokens[p + 1][0].isalnum()
+                                                     or tokens[p + 1] in cues.prepositions
+                                                     or tokens[p + 1] in cues.clause_words
+                                                     or tokens[p + 1] in cues.symptom_followers
+                                                     or tokens[p + 1] in cues.time_words or _gerund(tokens[p + 1], cues))
+               for p in range(k + 1, min(k + 3, len(tokens))))
 
 
 def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1116,14 +1199,18 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     """
     if tokens[i] in cues.volitional:  # "We're avoiding egg and dairy", "we're keen to avoid Tromsø": a choice
         return False
-    if tokens[i] == "never" and i + 1 < len(tokens) and tokens[i + 1] in cues.experience:
-        return True  # "never been to a wedding", "never seen Star Wars": what the asker lacks, not what to skip
+    v = i + 1  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks, not what to skip
+    while v < len(tokens) and len(tokens[v]) > 3 and tokens[v].endswith(cues.adverb_suffix):
+        v += 1
+    if tokens[i] == "never" and v < len(tokens) and tokens[v] in cues.experience:
+        return True
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
     taste = after < len(tokens) and (tokens[after] in cues.preference_verbs or tokens[after] in cues.preference_nouns)
     owner = i + 1 + int(i + 1 < len(tokens) and tokens[i + 1] == "of")
-    if owner < len(tokens) and tokens[owner] in cues.personal:  # "Neither my husband nor I", "None of my plants"
+    # "Neither my husband nor I", "None of my plants", "Neither of us" ("US" the country is no personal word elsewhere)
+    if owner < len(tokens) and (tokens[owner] in cues.personal or (owner > i + 1 and tokens[owner] == "us")):
         return True
     before = tokens[max(sentence_start, start - 1) : i]
     for k in range(len(before)):
@@ -1131,8 +1218,10 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
         if n:  # a subject between the two ("even though I never ..."; "Paris, though not art museums" excludes)
             return k + n < len(before) and not cues.preference & set(before) and not taste
     subject = tokens[start:i]
-    if subject and subject[0] in cues.personal and len(subject) <= 4 and not taste \
-            and not (cues.preference | cues.reporting) & set(subject):
+    # the subject after the clause's last "and": "... abroad and I don't speak German", "... and our school doesn't"
+    own = subject[max((k + 1 for k, t in enumerate(subject) if t == "and"), default=0):]
+    if own and own[0] in cues.personal and len(own) <= 4 and not taste \
+            and not (cues.preference | cues.reporting) & set(own):
         return True
     # A second predicate of the asker's, joined by "and", shares the subject: "We never had a claim before and didn't
     # know flood was separate" (not "... and don't want X", a wish)
