@@ -715,7 +715,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
-            if not n and _match(tokens, i, cues.harm) and _harms_asker(tokens, written, sentence_start, i, cues):
+            if not n and _harms_asker(tokens, written, sentence_start, i, cues):
                 n = _match(tokens, i, cues.harm)  # "Retinol made my face peel": the subject is the exclusion
             if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
                 n = 0  # a title: "the film Never Say Never Again"
@@ -1031,7 +1031,7 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     (a word of ``remedy_words``, "what helps", or an anaphor back to it: "Running makes my knees hurt. Exercises to
     strengthen them?")."""
     subject = tokens[sentence_start:i]
-    if not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors or all(t in cues.loose for t in subject) \
+    if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors or all(t in cues.loose for t in subject) \
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
                    or (len(t) > 3 and t.endswith(cues.adverb_suffix)) for t in subject):
         return False
@@ -1199,11 +1199,12 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     """
     if tokens[i] in cues.volitional:  # "We're avoiding egg and dairy", "we're keen to avoid Tromsø": a choice
         return False
-    v = i + 1  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks, not what to skip
-    while v < len(tokens) and len(tokens[v]) > 3 and tokens[v].endswith(cues.adverb_suffix):
-        v += 1
-    if tokens[i] == "never" and v < len(tokens) and tokens[v] in cues.experience:
-        return True
+    if tokens[i] == "never":  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks
+        v = i + 1
+        while v < len(tokens) and len(tokens[v]) > 3 and tokens[v].endswith(cues.adverb_suffix):
+            v += 1
+        if v < len(tokens) and tokens[v] in cues.experience:
+            return True
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
