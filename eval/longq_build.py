@@ -95,7 +95,8 @@ def build(spec: Path, out: Path, seed: int = 7) -> dict[str, int]:
             docid = f"{q['qid']}-{j:02d}"
             corpus.append({"id": docid, "contents": f"{title}. " + " ".join(body)})
             qrels.append(f"{q['qid']} 0 {docid} {rel}")
-        topics.append(f"{q['qid']}\t{q['question']}")
+        # A TSV field holds no line break or tab: a question typed as a list ("...\n- budget around $200") is folded
+        topics.append(f"{q['qid']}\t{' '.join(q['question'].split())}")
         meta.append({"qid": q["qid"], "kind": q["kind"], "negations": len(q["neg"])})
     rng.shuffle(corpus)
     out.mkdir(parents=True, exist_ok=True)

@@ -115,3 +115,28 @@ def test_fusion_benchmark_refuses_records(tmp_path):
     bad = subprocess.run([sys.executable, str(ROOT / "eval" / "bench_fusion.py"), "--set", f"toy={record}",
                           "--results", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "NAME=RECORD,QRELS" in bad.stderr
+
+
+def test_long_question_builder_writes_one_topic_line_per_question(tmp_path):
+    """A question typed as a list keeps its line breaks in questions.jsonl; topics.tsv folds them (a TSV field holds
+    none), so every set the builder writes can be searched (eval/longq17 lt04 failed to load before)."""
+    import json
+
+    spec = tmp_path / "questions.jsonl"
+    questions = [
+        {"qid": "x1", "kind": "exclusion", "question": "Practice amp for guitar.\n- budget $200\n- no tube amps\tplease",
+         "pos": ["practice amplifiers", "guitar tone", "home recording"], "neg": ["tube amps"]},
+        {"qid": "x2", "kind": "none", "question": "Why won't my amp turn on?",
+         "pos": ["amplifier repair", "power supply faults", "fuse replacement"], "neg": []},
+    ]
+    spec.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    done = subprocess.run([sys.executable, str(ROOT / "eval" / "longq_build.py"), "--spec", str(spec),
+                           "--out", str(tmp_path / "set")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    from logical_pyserini._topics import read_topics
+
+    topics = read_topics(str(tmp_path / "set" / "topics.tsv"))
+    assert list(topics) == ["x1", "x2"]
+    assert topics["x1"] == "Practice amp for guitar. - budget $200 - no tube amps please"
+    qrels = (tmp_path / "set" / "qrels.txt").read_text().split("\n")
+    assert sum(line.startswith("x1 ") for line in qrels) == 4 + 4 + 3  # relevant, hard negatives, partial matches
