@@ -835,3 +835,13 @@ def test_guard_29_a_model_not_of_a_reported_absence_is_dropped():
     # the clause "there's no clog" reports what the asker sees; it confirms no NOT of the model's
     q = "The bathroom sink drains slowly and there's no clog I can see. What else could it be?"
     assert guard_decision(_rw(q, '"slow draining sink" AND NOT "clog"'), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-30 (eval/cues/phrasings_n, eval/longq17, after their first runs): when a symptom goes on, and a state
+    ("baby won't stop crying at night what do i do", []),
+    ("There is no teacher in our village, so weekly lessons aren't practical. Can I learn piano from apps?", []),
+    ("my son won't stop talking about dinosaurs, books for him but not Jurassic Park", ["jurassic park"]),
+])
+def test_guard_30_a_symptom_goes_on_and_practical_is_a_state(question, scoped):
+    assert _scope_texts(question) == scoped

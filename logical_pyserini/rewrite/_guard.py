@@ -940,7 +940,8 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
             return True
         rest = named[1:]  # "fan won't stop running": an -ing verb after the verb ("I don't like hiking" is a taste)
         if rest and _gerund(rest[0], cues) and named[0] not in cues.preference_verbs:
-            rest = rest[1:]
+            # and when it goes on: "baby won't stop crying at night"
+            return all(how(t) or t in cues.time_words for t in rest[1:])
         return all(map(how, rest))
     word = named[0]
     if tokens[i] in cues.copulas and n == 1 and len(named) == 1 and len(word) > 4 and word.endswith("ing"):
