@@ -845,3 +845,14 @@ def test_guard_29_a_model_not_of_a_reported_absence_is_dropped():
 ])
 def test_guard_30_a_symptom_goes_on_and_practical_is_a_state(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+def test_guard_30_a_model_not_of_a_negated_state_is_dropped_as_a_scope_would_be():
+    # eval/cues/phrasings_l with --rewrite llm: the clause "still not received" confirmed the model's NOT "received";
+    # the cue's own scope reads a lone -ed word or a status word after "not" as a state, and so does this check now
+    q = "Tax refund still not received after 10 weeks, IRS website just says processing"
+    assert guard_decision(_rw(q, '"tax refund delays" AND NOT "received"'), propose=True).kept == ()
+    q = "Error: module not found even though it's installed"
+    assert guard_decision(_rw(q, '"python module error" AND NOT "found"'), propose=True).kept == ()
+    q = "novels that are not illustrated"  # a property asked for, as in the scope rule
+    assert guard_decision(_rw(q, '"novels" AND NOT "illustrated"'), propose=True).kept == ("illustrated",)

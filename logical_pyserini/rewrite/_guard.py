@@ -1032,7 +1032,8 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     (a word of ``remedy_words``, "what helps", or an anaphor back to it: "Running makes my knees hurt. Exercises to
     strengthen them?")."""
     subject = tokens[sentence_start:i]
-    if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors or all(t in cues.loose for t in subject) \
+    if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors \
+            or all(t in cues.loose for t in subject) \
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
                    or (len(t) > 3 and t.endswith(cues.adverb_suffix)) for t in subject):
         return False
@@ -1064,12 +1065,11 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if k > 0 and tokens[k - 1] == "with":
         return True
     # the symptom noun heads its phrase: "no video" is reported, "no video courses" are left out
-    return any(tokens[p] in cues.symptom_nouns and (p + 1 == len(tokens) or not tokens[p + 1][0].isalnum()
-                                                     or tokens[p + 1] in cues.prepositions
-                                                     or tokens[p + 1] in cues.clause_words
-                                                     or tokens[p + 1] in cues.symptom_followers
-                                                     or tokens[p + 1] in cues.time_words or _gerund(tokens[p + 1], cues))
-               for p in range(k + 1, min(k + 3, len(tokens))))
+    def ends_phrase(q: int) -> bool:
+        return q == len(tokens) or not tokens[q][0].isalnum() or _gerund(tokens[q], cues) or tokens[q] in (
+            cues.prepositions | cues.clause_words | cues.symptom_followers | cues.time_words)
+
+    return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1) for p in range(k + 1, min(k + 3, len(tokens))))
 
 
 def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1596,7 +1596,11 @@ def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_
         at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
         if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
             verb = len(at) == 1 and any(_match(lower, at[0] - k, cues.auxiliaries) == k for k in (1, 2) if at[0] >= k)
-            return None if verb or _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
+            # a state right after its negation, as a cue's scope would read it: "refund still not received"
+            state = at == list(range(at[0], at[-1] + 1)) and any(
+                _match(lower, at[0] - k, cues.weak) == k
+                and _negated_state(lower, written, at[0] - k, k, at[-1] + 1, cues) for k in (1, 2) if at[0] >= k)
+            return None if verb or state or _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
     return None
 
 
