@@ -842,6 +842,8 @@ def test_guard_29_a_model_not_of_a_reported_absence_is_dropped():
     ("baby won't stop crying at night what do i do", []),
     ("There is no teacher in our village, so weekly lessons aren't practical. Can I learn piano from apps?", []),
     ("my son won't stop talking about dinosaurs, books for him but not Jurassic Park", ["jurassic park"]),
+    # a compound adjective is no -ly adverb (eval/cues/phrasings_m m050, with --rewrite llm)
+    ("mortgage lenders in ohio, not online-only banks", ["online-only banks"]),
 ])
 def test_guard_30_a_symptom_goes_on_and_practical_is_a_state(question, scoped):
     assert _scope_texts(question) == scoped

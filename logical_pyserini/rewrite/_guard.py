@@ -876,12 +876,17 @@ def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, 
                and not {t for t in tokens[s:e] if t not in cues.loose} <= had for c, _, s, e in scopes)
 
 
+def _adverb(word: str, cues: _Cues) -> bool:
+    """An -ly adverb ("really", "officially"); not a compound adjective ("online-only banks", "kid-friendly")."""
+    return len(word) > 4 and word.endswith(cues.adverb_suffix) and "-" not in word
+
+
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
     """Length of a cue of ``seqs`` at ``i``, an adverb allowed after its first word ("not really into X", "Monopoly
     is officially banned", "barns are so overdone")."""
     n = _match(tokens, i, seqs)
     if not n and i + 1 < len(tokens) and (tokens[i + 1] in cues.intensifiers or (
-            len(tokens[i + 1]) > 3 and tokens[i + 1].endswith(cues.adverb_suffix))):
+            _adverb(tokens[i + 1], cues))):
         n = _match(tokens[i : i + 1] + tokens[i + 2 :], 0, seqs)
         n = n + 1 if n > 1 else 0
     return n
@@ -912,7 +917,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if any(w[:1].isupper() for w in written[i + n : end]):
         return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
     def how(t: str) -> bool:  # a particle or an -ly adverb: how the verb goes, no thing
-        return t in cues.particles or (len(t) > 4 and t.endswith(cues.adverb_suffix))
+        return t in cues.particles or _adverb(t, cues)
 
     auxiliary = _match(tokens, i, cues.auxiliaries) == n
     if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
@@ -1035,7 +1040,7 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors \
             or all(t in cues.loose for t in subject) \
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
-                   or (len(t) > 3 and t.endswith(cues.adverb_suffix)) for t in subject):
+                   or _adverb(t, cues) for t in subject):
         return False
     end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
     clause = next((j for j in range(i, end) if tokens[j] in _COMMA_LIKE or tokens[j] in cues.clause_words), end)
@@ -1057,7 +1062,7 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if tokens[k] != "no" or k + 1 >= len(tokens) or not written[k + 1][:1].islower():
         return False
     j = k - 1
-    if j > 0 and (tokens[j] in cues.intensifiers or (len(tokens[j]) > 3 and tokens[j].endswith(cues.adverb_suffix))):
+    if j > 0 and (tokens[j] in cues.intensifiers or _adverb(tokens[j], cues)):
         j -= 1
     if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
                                               and tokens[j - 1] == "there")):
@@ -1202,7 +1207,7 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
         return False
     if tokens[i] == "never":  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks
         v = i + 1
-        while v < len(tokens) and len(tokens[v]) > 3 and tokens[v].endswith(cues.adverb_suffix):
+        while v < len(tokens) and _adverb(tokens[v], cues):
             v += 1
         if v < len(tokens) and tokens[v] in cues.experience:
             return True
