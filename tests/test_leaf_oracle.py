@@ -107,3 +107,35 @@ def test_cli_writes_the_rerank_record_next_to_the_run(tmp_path, museum_index, mo
         for row in rows:
             scaled = (row["base_score"] - lo) / (hi - lo) if hi > lo else 0.0
             assert row["score"] == pytest.approx(0.5 * row["posterior"] + 0.5 * scaled, abs=1e-5)
+
+
+def test_resume_keeps_the_side_records_of_topics_done_before(tmp_path, museum_index, monkeypatch):
+    """``--resume`` redoes only the unfinished topics; their rewrite and rerank records join those of the topics
+    finished before, which are kept as they were (both side records share one reader, ``_earlier_lines``)."""
+    import json
+
+    from logical_pyserini.search.__main__ import main
+
+    monkeypatch.setenv("LOGICAL_PYSERINI_HOME", str(tmp_path / "empty-home"))
+    topics = tmp_path / "t.tsv"
+    topics.write_text("q1\tmuseums in Amsterdam but not art museums\nq2\tmuseums in Paris or Madrid\n")
+    run = tmp_path / "run.txt"
+    args = ["--index", str(museum_index), "--topics", str(topics), "--output", str(run), "--rewrite", "rules",
+            "--rerank", "orlog", "--rerank-depth", "4", "--quiet"]
+    assert main(args) == 0
+    rewrites, rerank = tmp_path / "run.txt.rewrites.tsv", tmp_path / "run.txt.rerank.jsonl"
+    full = {"run": run.read_text(), "rewrites": rewrites.read_text(), "rerank": rerank.read_text()}
+    # An interrupted run: q1 finished (its side records marked, to see that they are kept, not redone), q2 cut.
+    lines = run.read_text().splitlines()
+    (tmp_path / "run.txt.partial").write_text("".join(line + "\n" for line in lines if line.startswith("q1 "))
+                                              + next(line for line in lines if line.startswith("q2 ")) + "\n")
+    run.unlink()
+    rewrites.write_text("q1\t\"earlier\"\tearlier\n")
+    rerank.write_text(json.dumps({"qid": "q1", "reranked": [], "note": "earlier"}) + "\n")
+    assert main(args + ["--resume"]) == 0
+    assert run.read_text() == full["run"]
+    assert rewrites.read_text().splitlines() == ["q1\t\"earlier\"\tearlier", full["rewrites"].splitlines()[1]]
+    records = [json.loads(line) for line in rerank.read_text().splitlines()]
+    assert records[0] == {"qid": "q1", "reranked": [], "note": "earlier"}
+    assert [r["qid"] for r in records] == ["q1", "q2"]
+    assert records[1] == json.loads(full["rerank"].splitlines()[1])

@@ -24,7 +24,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tqdm import tqdm
 
@@ -412,12 +412,19 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
             decompositions[qid] = rewrite.orlog_decomposition(proposed) or rewrite.tree
         rows.append(f"{qid}\t{rewrite.query}\t{rewrite.source}\n")
     record = Path(f"{config.output}.rewrites.tsv")
-    if config.resume and record.exists():  # keep the rewrites of topics done before
-        redone = set(trees) | set(failures)
-        rows = [r for r in record.read_text(encoding="utf-8").splitlines(keepends=True)
-                if r.split("\t", 1)[0] not in redone] + rows
-    atomic_write_text(record, "".join(rows))
+    earlier = _earlier_lines(record, config.resume, set(trees) | set(failures), lambda line: line.split("\t", 1)[0])
+    atomic_write_text(record, "".join(earlier + rows))
     return trees
+
+
+def _earlier_lines(record: Path, resume: bool, redone: set[str], qid_of: Callable[[str], str]) -> list[str]:
+    """With ``--resume``, the lines of a side record (``OUTPUT.rewrites.tsv``, ``OUTPUT.rerank.jsonl``) for the
+    topics done before, which this run does not redo; ``qid_of`` reads a line's topic id."""
+    if not (resume and record.exists()):
+        return []
+    return [line if line.endswith("\n") else line + "\n"
+            for line in record.read_text(encoding="utf-8").splitlines(keepends=True)
+            if line.strip() and qid_of(line) not in redone]
 
 
 def _rerank_record(qid: str, hits: list) -> str:
@@ -435,11 +442,9 @@ def _write_rerank_record(config: SearchConfig, audit: dict[str, str]) -> None:
     if not config.rerank or not config.output:
         return
     record = Path(f"{config.output}.rerank.jsonl")
-    if config.resume and record.exists():
-        audit = {**{json.loads(line)["qid"]: line + "\n" for line in record.read_text(encoding="utf-8").splitlines()
-                    if line.strip()}, **audit}
+    earlier = _earlier_lines(record, config.resume, set(audit), lambda line: json.loads(line)["qid"])
     try:
-        atomic_write_text(record, "".join(audit.values()))
+        atomic_write_text(record, "".join(earlier + list(audit.values())))
     except OSError as exc:  # the run file is what matters; its audit is a side record
         logger.error("could not write %s: %s", record, exc)
 
