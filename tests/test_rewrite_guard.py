@@ -858,3 +858,26 @@ def test_guard_30_a_model_not_of_a_negated_state_is_dropped_as_a_scope_would_be(
     assert guard_decision(_rw(q, '"python module error" AND NOT "found"'), propose=True).kept == ()
     q = "novels that are not illustrated"  # a property asked for, as in the scope rule
     assert guard_decision(_rw(q, '"novels" AND NOT "illustrated"'), propose=True).kept == ("illustrated",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-31 (eval/longq17 after its first run): "can't" + a verb of skill is what the asker can't do, not a taste
+    ("I never had lessons as a child and can't read music at all. Can I learn piano from apps?", []),
+    ("I can't play guitar, easy songs to start on ukulele?", []),
+    ("I don't read romance, fantasy novels for a long flight?", ["read romance"]),  # a taste still excludes
+    # "so no X" after a negation that tells the asker's situation restates the situation
+    ("neither of us drives so no rental car. Which rural areas of Japan can we reach by train?", []),
+    ("I did keto for three months, so no keto please. Diet plans that work?", ["keto"]),  # a premise, no negation
+])
+def test_guard_31_abilities_and_consequences_of_a_situation(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_31_a_shared_modifier_stays_in_the_exclusion():
+    # eval/longq17 lt13: "amd" is also said outside the exclusion, before "cards"; dropped, it left NOT "gpus"
+    q = "ive had driver issues with amd cards so anything but amd gpus pls. what parts for a gaming pc?"
+    assert guard_decision(_rw(q, '"gaming pc parts"'), propose=True).kept == ("amd gpus",)
+    assert guard_decision(_rw(q, '"gaming pc parts" AND NOT "amd gpus"'), propose=True).kept == ("amd gpus",)
+    # a shared head after the excluded words still leaves the item ("art", not "art museums")
+    q = "museums in Paris that are not art museums"
+    assert guard_decision(_rw(q, '"museums in Paris"'), propose=True).kept == ("art",)

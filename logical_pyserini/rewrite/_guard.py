@@ -106,6 +106,9 @@ class _Cues:
     wish: frozenset[str] = frozenset()  # "..., I want to avoid ibuprofen": a request inside a how-to question
     reporting: frozenset[str] = frozenset()  # "my boss says no X": someone else's exclusion, not a situation
     preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
+    ability_negations: frozenset[str] = frozenset()  # "can't": before one of ability_verbs, what the asker can't do
+    situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": negations before "so no"
+    ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
     relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
     determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
     intensifiers: frozenset[str] = frozenset()  # "not really into X", "barns are so overdone": inside a cue
@@ -255,6 +258,9 @@ def _cues() -> _Cues:
         wish=words("wish_words"),
         reporting=words("reporting_words"),
         preference_verbs=words("preference_verbs"),
+        ability_negations=words("ability_negations"),
+        ability_verbs=words("ability_verbs"),
+        situation_negations=words("situation_negations"),
         relative_needs=seqs("relative_needs"),
         determiners=words("determiners"),
         intensifiers=words("intensifiers"),
@@ -1023,9 +1029,22 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
+                or _follows_situation(tokens, sentence_start, i, cues)
                 or _states_manner(tokens, written, i, cues)
                 or _elided_subject(tokens, sentence_start, i, cues)
                 or _reports_absence(tokens, written, i, cues))
+
+
+def _follows_situation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when "so no" at ``i`` draws the consequence of a negation earlier in its sentence that tells the asker's
+    situation (:func:`_states_situation`): "neither of us drives so no rental car" restates the situation, and the
+    articles that fit it name the missing thing ("Japan without a rental car").  After a premise that is no negation
+    ("I did keto for three months, so no keto please") it still excludes."""
+    if tokens[i] != "no" or i - 1 <= sentence_start or tokens[i - 1] not in cues.consequence:
+        return False
+    return any((tokens[j] in cues.situation_negations or tokens[j].endswith("n't"))
+               and _states_situation(tokens, sentence_start, _clause_start(tokens, sentence_start, j, cues), j, cues)
+               for j in range(sentence_start, i - 1))
 
 
 def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1214,7 +1233,8 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
-    taste = after < len(tokens) and (tokens[after] in cues.preference_verbs or tokens[after] in cues.preference_nouns)
+    taste = after < len(tokens) and (tokens[after] in cues.preference_verbs or tokens[after] in cues.preference_nouns) \
+        and not (tokens[i] in cues.ability_negations and tokens[after] in cues.ability_verbs)
     owner = i + 1 + int(i + 1 < len(tokens) and tokens[i + 1] == "of")
     # "Neither my husband nor I", "None of my plants", "Neither of us" ("US" the country is no personal word elsewhere)
     if owner < len(tokens) and (tokens[owner] in cues.personal or (owner > i + 1 and tokens[owner] == "us")):
@@ -1515,7 +1535,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     for term, negated in iter_terms(rewrite.tree):
         if not negated:
             continue
-        core = [w for w in _words(term.text) if w in scope_words and w not in outside_words and w not in cues.ignore]
+        words = _words(term.text)
+        core = _unshared(words, [w for w in words if w in scope_words and w not in cues.ignore], outside_words)
         top = _top_level_negation(rewrite.tree, term)
         if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
@@ -1537,7 +1558,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
                 # then the question names the excluded thing outside the exclusion too ("Hostas are everywhere,
                 # so ... other than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't
                 # about Iceland").
-                core = [w for w in named if w not in outside_words] or ([] if weak else named)
+                core = _unshared(item, named, outside_words) or ([] if weak else named)
                 if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
                     # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
                     # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
@@ -1570,6 +1591,20 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
             children.extend(c.children if isinstance(c, And) else (c,))
         tree = And(tuple(children))
     return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
+
+
+def _unshared(item: list[str], named: list[str], outside: set[str]) -> list[str]:
+    """The words ``named`` of an excluded item (``item``, its words with filler) that the question does not use
+    outside the exclusion: a shared word is the head the question asks for ("museums that are not *art* museums"
+    excludes art museums, not museums; "not novels about exile" excludes exile).  One exception: an item of two
+    words whose shared first word stands right before the other, as a name before its class ("anything but amd gpus"
+    after "issues with amd cards"), stays whole; without the name it would exclude the whole class asked for.  A
+    verb form or a number there ("not serving seafood", "1970s drama") shares the request's head, so it goes."""
+    core = [w for w in named if w not in outside]
+    if len(named) == 2 and core == named[1:] and named[0].isalpha() and not named[0].endswith(("ing", "ed")) \
+            and item.index(named[1]) == item.index(named[0]) + 1:
+        return named
+    return core
 
 
 def _span(lower: list[str], cs: int, ce: int, s: int, e: int) -> set[int]:
