@@ -108,6 +108,8 @@ class _Cues:
     preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
     ability_negations: frozenset[str] = frozenset()  # "can't": before one of ability_verbs, what the asker can't do
     situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": negations before "so no"
+    past_negations: tuple[tuple[str, ...], ...] = ()  # "didn't sign the lease": an event told, not a wish
+    elided_ability: tuple[tuple[str, ...], ...] = ()  # "don't speak French, ...": the unnamed asker's skill
     ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
     relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
     determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
@@ -260,6 +262,8 @@ def _cues() -> _Cues:
         preference_verbs=words("preference_verbs"),
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
+        past_negations=seqs("past_negations"),
+        elided_ability=seqs("elided_ability_negations"),
         situation_negations=words("situation_negations"),
         relative_needs=seqs("relative_needs"),
         determiners=words("determiners"),
@@ -943,10 +947,20 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
+    if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status \
+            and not cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]):
+        return True  # "404 not found error on my site", "train isn't showing on the app": a status message
+        # ("horror movies that aren't found footage" asks for a property)
+    past = _match(tokens, i, cues.past_negations) == n or (
+        i > 0 and tokens[i] == "not" and n == 1 and _match(tokens, i - 1, cues.past_negations) == 2)
+    if past and named[0] not in cues.preference_verbs and not cues.relative & set(tokens[max(0, i - 3) : i]):
+        return True  # "tenant did not sign the lease renewal": what happened ("I didn't like Dune" is a taste)
     if auxiliary and i > 0 and tokens[i - 1] in cues.relative and named[0] not in cues.content_verbs:
         return True  # "a sunscreen that doesn't leave a white cast": a property
     if auxiliary:  # the verb, maybe with particles: "can't swim away"
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
+        while after < len(tokens) and tokens[after] in cues.particles and tokens[after] not in cues.state_prepositions:
+            after += 1  # after its particles: "kettle won't switch off when the water boils"
         if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives):
             return True
         rest = named[1:]  # "fan won't stop running": an -ing verb after the verb ("I don't like hiking" is a taste)
@@ -975,12 +989,17 @@ def _symptom(tokens: list[str], i: int, word: str, cues: _Cues) -> bool:
     a plural kind of result ("restaurants not serving seafood"), nor a noun phrase with a preposition ("museums in
     Prague not offering tours", "restaurants serving brunch not ..."), nor a verb of ``content_verbs`` ("a recipe
     not using butter"): those ask for a property of what is searched for."""
-    if not (_gerund(word, cues) and i > 0 and tokens[i - 1][0].isalnum() and tokens[i - 1] not in cues.loose):
+    # a participle's particle may end the subject: "laptop charger plugged in not charging"
+    particle = i > 1 and tokens[i - 1] in cues.particles and tokens[i - 2].endswith("ed")
+    if not (_gerund(word, cues) and i > 0 and tokens[i - 1][0].isalnum()
+            and (tokens[i - 1] not in cues.loose or particle)):
         return False
     stem = word[:-3]
     if {stem, stem + "e"} & cues.content_verbs:  # "using", "requiring"
         return False
     subject = tokens[_clause_start(tokens, 0, i, cues) : i]
+    if particle:
+        subject = subject[:-1]
     if not subject:
         return False
     head = subject[-1]
@@ -1100,6 +1119,15 @@ def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues)
     """True when the sentence opens with the negation of a verb with no object of its own ("can't decide between
     renting and buying", "won't turn on after the update", "doesn't charge"): the situation of an unnamed subject,
     not an imperative; "Can't do deadlifts or anything overhead" names what to leave out."""
+    if i == sentence_start and tokens[i] == "never":  # "never really followed a training plan before, ...":
+        v = i + 1  # what the unnamed asker has not done, as "I never had lessons" says
+        while v < len(tokens) and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
+            v += 1
+        if v < len(tokens) and (tokens[v] in cues.experience or (len(tokens[v]) > 4 and tokens[v].endswith("ed"))):
+            return True
+    m = _match(tokens, i, cues.elided_ability) if i == sentence_start else 0
+    if m and i + m < len(tokens) and tokens[i + m] in cues.ability_verbs:
+        return True  # "don't speak French, how to get around Paris": a skill the asker lacks
     n = _match(tokens, i, cues.elided_subject) if i == sentence_start else 0
     if not n or i + n >= len(tokens):
         return False
