@@ -905,6 +905,15 @@ def test_guard_31_a_shared_modifier_stays_in_the_exclusion():
     ("kettle won't switch off when the water boils, is it safe to use", []),
     ("good horror movies from the 2010s that aren't found footage", ["found footage"]),  # a property asked for
     ("I can't drive so looking for day trips from Asheville by bus, nothing involving long hikes", ["long hikes"]),
+    # controls of the held-out eval/cues/phrasings_p after its first run: a passive -ing after "without", "not good
+    # with", "can't eat" opening a sentence, "can ... without" (a need; "can you ... without" still asks to exclude)
+    ("toddler wont fall asleep without being rocked, what do i do", []),
+    ("retired and not good with computers, how do i video call my grandkids", []),
+    ("can't eat solid food after wisdom teeth surgery, what can i eat", []),
+    ("countries indian passport holders can visit without a visa", []),
+    ("places you can camp without a permit", []),
+    ("Can you recommend laptops without a touchscreen?", ["a touchscreen"]),
+    ("Could anyone suggest hikes without steep climbs", ["steep climbs"]),
     ("never really followed a real training plan before, what should a 6 week plan look like??", []),
 ])
 def test_guard_32_status_events_skills_and_exceptions(question, scoped):

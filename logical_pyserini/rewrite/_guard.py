@@ -110,6 +110,8 @@ class _Cues:
     situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": negations before "so no"
     past_negations: tuple[tuple[str, ...], ...] = ()  # "didn't sign the lease": an event told, not a wish
     elided_ability: tuple[tuple[str, ...], ...] = ()  # "don't speak French, ...": the unnamed asker's skill
+    ability_modals: frozenset[str] = frozenset()  # "can visit without a visa": doing it without is what is asked
+    addressees: frozenset[str] = frozenset()  # "can you recommend ... without": a request to the helper, not a need
     ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
     relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
     determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
@@ -262,6 +264,8 @@ def _cues() -> _Cues:
         preference_verbs=words("preference_verbs"),
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
+        ability_modals=words("ability_modals"),
+        addressees=words("addressees"),
         past_negations=seqs("past_negations"),
         elided_ability=seqs("elided_ability_negations"),
         situation_negations=words("situation_negations"),
@@ -1049,9 +1053,22 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or _states_situation(tokens, sentence_start, start, i, cues)
                 or _follows_situation(tokens, sentence_start, i, cues)
+                or _can_without(tokens, sentence_start, i, cues)
                 or _states_manner(tokens, written, i, cues)
                 or _elided_subject(tokens, sentence_start, i, cues)
                 or _reports_absence(tokens, written, i, cues))
+
+
+def _can_without(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when "without" at ``i`` follows a modal of ability in its clause ("countries Indian passport holders can
+    visit without a visa", "places you can camp without a permit"): doing it without the thing is what is asked
+    for, and the articles that answer name it ("visa-free").  Not after a request to the helper ("Can you recommend
+    laptops without a touchscreen?", "could anyone suggest ...")."""
+    if tokens[i] not in cues.manner:
+        return False
+    start = _clause_start(tokens, sentence_start, i, cues)
+    return any(tokens[k] in cues.ability_modals and not (k + 1 < i and tokens[k + 1] in cues.addressees)
+               for k in range(start, i))
 
 
 def _follows_situation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1198,8 +1215,8 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     if i + 2 >= len(tokens):
         return False
     a, b = tokens[i + 1], tokens[i + 2]
-    if _gerund(a, cues) and b in cues.manner_objects:
-        return True
+    if _gerund(a, cues) and (b in cues.manner_objects or (a == "being" and b.endswith("ed"))):
+        return True  # "without using chemicals", "won't fall asleep without being rocked"
     return a in cues.manner_objects and (_gerund(b, cues) or (i + 3 < len(tokens) and _gerund(tokens[i + 3], cues)))
 
 
