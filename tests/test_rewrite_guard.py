@@ -522,7 +522,7 @@ def test_a_need_verb_may_take_an_adverb_before_without():
      ["anything by brandon sanderson"]),
     ("I'm not after anything about tariffs, just the history of the port", ["anything about tariffs"]),
     # the asker's choice is no situation; an elided or anaphoric object points to the name before it
-    ("toddler snacks for the car? we're avoiding nuts for now", ["nuts for now"]),
+    ("toddler snacks for the car? we're avoiding nuts for now", ["nuts"]),  # "for now" is when (guard-34)
     ("parkrun alternatives. We ran Bushy Park last month so give that one a miss.", ["bushy park"]),
     ("Netflix comedies? Seen Schitt's Creek already, so leave that off the list.", ["schitt's creek"]),
     ("I've finished Couch to 5K so that one's out; next running plan?", ["couch to 5k"]),
@@ -923,3 +923,22 @@ def test_guard_32_status_events_skills_and_exceptions(question, scoped):
 def test_guard_32_yet_names_nothing():
     q = "coach said my sprint speed isnt there yet. what drills help?"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-34 (eval/longq18's OrLog losses after its first run): a bulleted list item opens a clause, "Not an X" is
+    # who the asker is, "No X ..., so ..." a premise, "theres" a bare contraction, a time phrase ends a scope, and
+    # an amount's "excluding flights" says what it counts
+    ("Planning a trip: - never been outside Europe, don't speak any Japanese - can't read kanji at all, so signs "
+     "worry me. Itinerary for Tokyo?", []),
+    ("Not an electrician but comfortable with basic wiring. How do I test the fan?", []),
+    ("Not a fan of Marvel, superhero films for a long flight?", ["marvel"]),  # a taste still excludes
+    ("A calm small dog for a flat? Not a Chihuahua or a Jack Russell though.", ["a chihuahua or a jack russell"]),
+    ("No window in the room, so mould is becoming an issue fast. Which extractor fan?", []),
+    ("theres no microwave there so it has to be ok cold. lunch ideas for preschool?", []),
+    ("hes refused sandwiches for months now. packed lunch ideas?", ["sandwiches"]),
+    ("budget around 3000 EUR excluding flights, two weeks in Japan", []),
+    ("laptops under 1000 excluding Dell", ["dell"]),  # a name, no amount item: still an exclusion
+])
+def test_guard_34_lists_identities_premises_and_amounts(question, scoped):
+    assert _scope_texts(question) == scoped

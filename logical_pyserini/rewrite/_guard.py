@@ -110,6 +110,11 @@ class _Cues:
     situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": negations before "so no"
     past_negations: tuple[tuple[str, ...], ...] = ()  # "didn't sign the lease": an event told, not a wish
     elided_ability: tuple[tuple[str, ...], ...] = ()  # "don't speak French, ...": the unnamed asker's skill
+    time_determiners: frozenset[str] = frozenset()  # "for the last two months": words before a time word
+    taste_nouns: frozenset[str] = frozenset()  # "not a fan of X": a taste after "not a", so an exclusion
+    amount_qualifiers: tuple[tuple[str, ...], ...] = ()  # "3000 EUR excluding flights": what an amount counts
+    currencies: frozenset[str] = frozenset()  # "EUR", "bucks": an amount's unit after its number
+    amount_items: frozenset[str] = frozenset()  # "flights", "tax": what an amount may count or leave out
     ability_modals: frozenset[str] = frozenset()  # "can visit without a visa": doing it without is what is asked
     addressees: frozenset[str] = frozenset()  # "can you recommend ... without": a request to the helper, not a need
     ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
@@ -265,6 +270,11 @@ def _cues() -> _Cues:
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
         ability_modals=words("ability_modals"),
+        amount_qualifiers=seqs("amount_qualifiers"),
+        currencies=words("currencies"),
+        amount_items=words("amount_items"),
+        taste_nouns=words("taste_nouns"),
+        time_determiners=words("time_determiners"),
         addressees=words("addressees"),
         past_negations=seqs("past_negations"),
         elided_ability=seqs("elided_ability_negations"),
@@ -747,6 +757,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0
         if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
             n = 0  # "houseplants that don't need direct sunlight" asks for that property
+        if n and _amount_qualifier(tokens, i, cues):
+            n = 0  # "budget around 3000 EUR excluding flights": what an amount counts, not what to leave out
         if not n:
             i += 1
             continue
@@ -770,7 +782,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words \
-                    and not _match(tokens, end, cues.stops) and (
+                    and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
@@ -1055,8 +1067,34 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or _follows_situation(tokens, sentence_start, i, cues)
                 or _can_without(tokens, sentence_start, i, cues)
                 or _states_manner(tokens, written, i, cues)
-                or _elided_subject(tokens, sentence_start, i, cues)
+                or _elided_subject(tokens, written, sentence_start, i, cues)
                 or _reports_absence(tokens, written, i, cues))
+
+
+def _amount_qualifier(tokens: list[str], i: int, cues: _Cues) -> bool:
+    """True when the cue at ``i`` ("excluding", "not including") follows an amount and names one of ``amount_items``
+    ("budget around 3000 EUR excluding flights", "500 dollars not including tax"): what the amount counts.  "laptops
+    under 1000 excluding Dell" still excludes Dell."""
+    m = _match(tokens, i, cues.amount_qualifiers)
+    if not m or i == 0 or i + m >= len(tokens) or tokens[i + m] not in cues.amount_items:
+        return False
+    k = i - 1
+    while k > 0 and tokens[k] in cues.currencies:  # "3000 EUR", "150 a night"
+        k -= 1
+    return any(c.isdigit() for c in tokens[k])
+
+
+def _time_phrase(tokens: list[str], k: int, cues: _Cues) -> bool:
+    """True when a preposition at ``k`` opens a time phrase ("refused sandwiches *for months now*", "since last
+    year", "in 2 weeks"): when, not part of the excluded thing, so it ends a scope."""
+    if tokens[k] not in cues.state_prepositions:
+        return False
+    for t in tokens[k + 1 : k + 4]:
+        if t in cues.time_words:
+            return True
+        if not (t.isdigit() or t in cues.time_determiners):
+            return False
+    return False
 
 
 def _can_without(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1132,7 +1170,7 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1) for p in range(k + 1, min(k + 3, len(tokens))))
 
 
-def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+def _elided_subject(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the sentence opens with the negation of a verb with no object of its own ("can't decide between
     renting and buying", "won't turn on after the update", "doesn't charge"): the situation of an unnamed subject,
     not an imperative; "Can't do deadlifts or anything overhead" names what to leave out."""
@@ -1142,9 +1180,19 @@ def _elided_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues)
             v += 1
         if v < len(tokens) and (tokens[v] in cues.experience or (len(tokens[v]) > 4 and tokens[v].endswith("ed"))):
             return True
-    m = _match(tokens, i, cues.elided_ability) if i == sentence_start else 0
+    opens = i == sentence_start or tokens[i - 1] in _COMMA_LIKE  # a sentence, or a list item after "-" or ","
+    m = _match(tokens, i, cues.elided_ability) if opens else 0
     if m and i + m < len(tokens) and tokens[i + m] in cues.ability_verbs:
-        return True  # "don't speak French, how to get around Paris": a skill the asker lacks
+        return True  # "don't speak French, how to get around Paris", "- can't read kanji": a skill the asker lacks
+    if i == sentence_start and tokens[i] == "not" and i + 2 < len(tokens) and tokens[i + 1] in ("a", "an") \
+            and written[i + 2][:1].islower() and tokens[i + 2] not in cues.preference_nouns \
+            and tokens[i + 2] not in cues.taste_nouns:
+        return True  # "Not an electrician but comfortable with wiring": who the asker is ("Not a fan of X", "Not a
+        # Chihuahua or a Jack Russell though" exclude)
+    if i == sentence_start and tokens[i] == "no":  # "No window in the room, so mould is an issue": a premise
+        end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+        if any(tokens[j] in cues.consequence and j - 1 > i and tokens[j - 1] in _COMMA_LIKE for j in range(i, end)):
+            return True
     n = _match(tokens, i, cues.elided_subject) if i == sentence_start else 0
     if not n or i + n >= len(tokens):
         return False
