@@ -24,21 +24,24 @@ import numpy as np
 from ir_measures import P, nDCG
 
 from _common import base_parser, command, header, log, md_table, write_lines
-from logical_pyserini.rerank import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, fuse
+from logical_pyserini.rerank import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, fuse
 
-# name -> (fusion weight, lift, lift ratio, weight for a low-confidence query); "default" is what search uses with
-# --oracle llm; "lift-always" was the default before 2026-11-26.
+# name -> (fusion weight, lift, lift ratio, weight for a low-confidence query, lift floor); "default" is what search
+# uses with --oracle llm; "no-floor" was the default from the 22nd to the 24th session, "lift-always" before that.
 RULES = {
-    "default": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION),
-    "lift-always": (DEFAULT_FUSION, DEFAULT_LIFT, 0.0, DEFAULT_FUSION),
-    "ratio-only": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, DEFAULT_FUSION),
-    "no-lift": (DEFAULT_FUSION, 0.0, 0.0, DEFAULT_FUSION),
-    "ratio-1.5": (DEFAULT_FUSION, DEFAULT_LIFT, 1.5, LOW_CONFIDENCE_FUSION),
-    "ratio-3": (DEFAULT_FUSION, DEFAULT_LIFT, 3.0, LOW_CONFIDENCE_FUSION),
-    "low-0.5": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, 0.5),
-    "fusion-0.7": (0.7, DEFAULT_LIFT, LIFT_RATIO, 0.7),
-    "fusion-0.9": (0.9, DEFAULT_LIFT, LIFT_RATIO, 0.9),
-    "posterior-only": (1.0, 0.0, 0.0, 1.0),
+    "default": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, LIFT_FLOOR),
+    "no-floor": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.0),
+    "floor-0.15": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.15),
+    "floor-0.35": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.35),
+    "lift-always": (DEFAULT_FUSION, DEFAULT_LIFT, 0.0, DEFAULT_FUSION, 0.0),
+    "ratio-only": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, DEFAULT_FUSION, 0.0),
+    "no-lift": (DEFAULT_FUSION, 0.0, 0.0, DEFAULT_FUSION, 0.0),
+    "ratio-1.5": (DEFAULT_FUSION, DEFAULT_LIFT, 1.5, LOW_CONFIDENCE_FUSION, 0.0),
+    "ratio-3": (DEFAULT_FUSION, DEFAULT_LIFT, 3.0, LOW_CONFIDENCE_FUSION, 0.0),
+    "low-0.5": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, 0.5, 0.0),
+    "fusion-0.7": (0.7, DEFAULT_LIFT, LIFT_RATIO, 0.7, 0.0),
+    "fusion-0.9": (0.9, DEFAULT_LIFT, LIFT_RATIO, 0.9, 0.0),
+    "posterior-only": (1.0, 0.0, 0.0, 1.0, 0.0),
 }
 MEASURES = [nDCG @ 10, P @ 1]
 
@@ -62,8 +65,9 @@ def ranking(records: dict[str, list[dict]], rule: tuple[float, ...] | None) -> d
         if rule is None:
             scores = -np.arange(len(rows), dtype=float)
         else:
-            weight, lift, ratio, low = rule
-            scores = fuse([r["posterior"] for r in rows], [r["base_score"] for r in rows], weight, lift, ratio, low)
+            weight, lift, ratio, low, floor = rule
+            scores = fuse([r["posterior"] for r in rows], [r["base_score"] for r in rows], weight, lift, ratio, low,
+                          floor)
         order = sorted(range(len(rows)), key=lambda i: (-scores[i], i))
         run[qid] = {rows[i]["docid"]: float(len(rows) - k) for k, i in enumerate(order)}
     return run
@@ -129,7 +133,7 @@ def main(argv=None) -> int:
     summary = [[r, f"{mean(r, 'nDCG@10'):.4f}", f"{mean(r, 'P@1'):.3f}",
                 sum(x[2] for x in losses if x[1] == r) if r != "base" else "–"] for r in ["base"] + rules]
     lines = header("OrLog fusion rules, re-fused offline from rerank records", command(__file__, argv),
-                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic): " + "; ".join(
+                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic, lift floor): " + "; ".join(
                        f"`{r}` = {RULES[r]}" for r in rules) + ". Cells: nDCG@10 / P@1.")
     lines += ["## Per set", ""] + md_table(columns, rows) + [""]
     lines += ["## Mean over the sets (each set weighted equally)", ""]

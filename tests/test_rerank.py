@@ -18,6 +18,7 @@ from stub_server import serve, vllm_like
 from logical_pyserini.rerank import (
     CompiledFormula,
     DEFAULT_LIFT,
+    LIFT_FLOOR,
     LIFT_RATIO,
     LOW_CONFIDENCE_FUSION,
     Entity,
@@ -215,7 +216,7 @@ def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
     # posteriors, three times apart, decide.  A query whose best candidate reaches the lift is unchanged.
     hits = [Hit("d0", 9.0), Hit("d1", 8.0), Hit("d2", 1.0)]
     low = {"d0": 0.025, "d1": 0.01, "d2": 0.075}
-    lifted, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
+    lifted, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.5, lift_floor=0.0).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in lifted] == ["d2", "d0", "d1"]
     plain, _ = OrLogReranker(FixedOracle(low), depth=3, lift=0.0).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in plain] == ["d0", "d1", "d2"]
@@ -229,8 +230,8 @@ def test_lift_lets_low_posteriors_order_a_query_nothing_satisfies():
     class LiftingOracle(FixedOracle):
         lift = 0.5
 
-    assert [h.docid for h in OrLogReranker(LiftingOracle(low), depth=3).rerank(parse_query('"x"'), hits)[0]] \
-        == ["d2", "d0", "d1"]
+    assert [h.docid for h in OrLogReranker(LiftingOracle(low), depth=3, lift_floor=0.0).rerank(
+        parse_query('"x"'), hits)[0]] == ["d2", "d0", "d1"]
     # The factor is capped (10x): near-zero posteriors cannot be blown up to the lift.
     np.testing.assert_allclose(fuse([0.001, 0.002], [0.0, 0.0], 1.0, lift=0.5), [0.01, 0.02])
     np.testing.assert_allclose(fuse([0.0, 0.0], [1.0, 0.0], 0.8, lift=0.5), [0.2, 0.0])  # all zero: untouched
@@ -247,13 +248,33 @@ def test_the_lift_waits_for_the_model_to_single_out_a_candidate():
     assert [h.docid for h in kept] == ["d0", "d1", "d2"]
     always, _ = OrLogReranker(FixedOracle(close), depth=3, lift=0.5, lift_ratio=0.0).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in always] == ["d1", "d0", "d2"]
-    # Three times the base top's posterior (the synthetic t00020 shape) is singled out: lifted as before.
-    far = {"d0": 0.025, "d1": 0.075, "d2": 0.01}
+    # Three times the base top's posterior, above the floor, is singled out: lifted as before.
+    far = {"d0": 0.1, "d1": 0.3, "d2": 0.04}
     lifted, _ = OrLogReranker(FixedOracle(far), depth=3, lift=0.5).rerank(parse_query('"x"'), hits)
     assert [h.docid for h in lifted][0] == "d1"
     assert OrLogReranker(FixedOracle(far)).lift_ratio == LIFT_RATIO == 2.0
     with pytest.raises(ValueError, match="lift_ratio"):
         OrLogReranker(FixedOracle(far), lift_ratio=-1.0)
+
+
+def test_the_lift_needs_a_posterior_above_the_floor_per_positive_conjunct():
+    # eval/longq18 lu06 (first run): one positive leaf (the question) and NOTs; every candidate judged unlikely, an
+    # off-topic one at 0.11 against 0.05 for the base's right top.  Lifted, noise overturned it; under LIFT_FLOOR
+    # the base keeps its weight.  A product of three conjuncts (synthetic t00020: 0.71 * 0.18 * 0.59 = 0.075) is low
+    # although each judgement is fair: its floor is LIFT_FLOOR ** 3, and it is still lifted.
+    hits = [Hit("d0", 9.0), Hit("d1", 5.0), Hit("d2", 1.0)]
+    one = {"d0": 0.05, "d1": 0.11, "d2": 0.01}
+    kept, _ = OrLogReranker(FixedOracle(one), depth=3, lift=0.5).rerank(parse_query('"x" AND NOT "y"'), hits)
+    assert [h.docid for h in kept][0] == "d0"
+    noisy, _ = OrLogReranker(FixedOracle(one), depth=3, lift=0.5, lift_floor=0.0).rerank(
+        parse_query('"x" AND NOT "y"'), hits)
+    assert [h.docid for h in noisy][0] == "d1"
+    cube = {d: p ** (1 / 3) for d, p in {"d0": 0.025, "d1": 0.075, "d2": 0.01}.items()}  # each atom; product p
+    three, _ = OrLogReranker(FixedOracle(cube), depth=3, lift=0.5).rerank(parse_query('"a" AND "b" AND "c"'), hits)
+    assert [h.docid for h in three][0] == "d1"
+    assert OrLogReranker(FixedOracle(one)).lift_floor == LIFT_FLOOR == 0.25
+    with pytest.raises(ValueError, match="lift_floor"):
+        OrLogReranker(FixedOracle(one), lift_floor=1.5)
 
 
 def test_a_low_confidence_topic_keeps_more_of_the_base_score():
@@ -497,12 +518,13 @@ def test_cli_glue(searcher, tmp_path, monkeypatch):
         apply_rerank(parser.parse_args(["--rerank", "llm-reasoner"]), tree, hits, searcher)
     with pytest.raises(ValueError, match="unknown oracle"):
         get_oracle("gpt")
-    # The fusion flags: a weight given holds for low-confidence topics too; the lift ratio is passed through.
+    # The fusion flags: a weight given holds for low-confidence topics too; the lift ratio and floor are passed through.
     default = build_reranker(parser.parse_args(["--rerank", "orlog", "--oracle", "leaf"]))
-    assert (default.fusion, default.low_fusion, default.lift_ratio) == (0.8, LOW_CONFIDENCE_FUSION, LIFT_RATIO)
+    assert (default.fusion, default.low_fusion, default.lift_ratio, default.lift_floor) \
+        == (0.8, LOW_CONFIDENCE_FUSION, LIFT_RATIO, LIFT_FLOOR)
     given = build_reranker(parser.parse_args(["--rerank", "orlog", "--oracle", "leaf", "--rerank-fusion", "0.8",
-                                              "--rerank-lift-ratio", "3"]))
-    assert (given.fusion, given.low_fusion, given.lift_ratio) == (0.8, 0.8, 3.0)
+                                              "--rerank-lift-ratio", "3", "--rerank-lift-floor", "0"]))
+    assert (given.fusion, given.low_fusion, given.lift_ratio, given.lift_floor) == (0.8, 0.8, 3.0, 0.0)
 
 
 # --------------------------------------------------------------------------- real LM (optional)

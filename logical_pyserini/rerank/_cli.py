@@ -46,6 +46,9 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                    help="OrLog: lift only when the best posterior is at least R times that of the base run's top hit "
                         "(all low and close together: a low-confidence judgement, the base keeps its weight); "
                         "0 lifts always; default 2.")
+    g.add_argument("--rerank-lift-floor", type=float, default=None, metavar="F",
+                   help="OrLog: nor lift a topic whose best posterior is below F (no hit judged likely: a "
+                        "low-confidence judgement, the base keeps its weight); 0 disables; default 0.25.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
@@ -83,12 +86,13 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         return reranker
     if args.rerank_depth < 1:
         raise ValueError("--rerank-depth must be >= 1")
-    from ._reranker import DEFAULT_FUSION, LIFT_RATIO, OrLogReranker, get_oracle
+    from ._reranker import DEFAULT_FUSION, LIFT_FLOOR, LIFT_RATIO, OrLogReranker, get_oracle
 
     progress = not getattr(args, "quiet", False)
     fusion = DEFAULT_FUSION if getattr(args, "rerank_fusion", None) is None else args.rerank_fusion
     lift = getattr(args, "rerank_lift", None)  # None: the oracle's own default
     ratio = getattr(args, "rerank_lift_ratio", None)
+    floor = getattr(args, "rerank_lift_floor", None)
     spec = resolve_oracle_spec(args.oracle)
     if args.rerank == "orlog":
         try:
@@ -100,6 +104,7 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
             oracle = get_oracle("leaf")
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion,
                                  lift=lift, lift_ratio=LIFT_RATIO if ratio is None else ratio,
+                                 lift_floor=LIFT_FLOOR if floor is None else floor,
                                  # an explicit --rerank-fusion holds for every query, low-confidence ones included
                                  low_fusion=None if getattr(args, "rerank_fusion", None) is None else fusion)
     else:

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker, DocTextFn,
+from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker, DocTextFn,
                     RerankedHit, RerankStats)
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
@@ -17,12 +17,12 @@ from ._problog import CompiledFormula, available_backends
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES", "OrLogReranker", "fuse",
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES", "OrLogReranker", "fuse",
            "get_oracle"]
 
 
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0,
-         lift_ratio: float = 0.0, low_weight: float | None = None) -> np.ndarray:
+         lift_ratio: float = 0.0, low_weight: float | None = None, lift_floor: float = 0.0) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 
     With ``weight < 1`` equal posteriors are ordered by the base score, and
@@ -42,7 +42,9 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     times that of the base's top candidate (``base`` is in ranking order):
     low posteriors close together are a low-confidence judgement, and then
     the base score keeps its weight; ``low_weight`` (default ``weight``)
-    replaces ``weight`` for such a query.
+    replaces ``weight`` for such a query.  ``lift_floor``: nor is a query
+    lifted whose best posterior is below it (no candidate judged likely at
+    all); it counts as low-confidence too.
 
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
     [0.06, 0.22]
@@ -52,11 +54,13 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     [0.384, 0.248]
     >>> fuse([0.23, 0.31], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7).round(3).tolist()
     [0.461, 0.217]
+    >>> fuse([0.05, 0.11], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7, lift_floor=0.25).round(3).tolist()
+    [0.335, 0.077]
     """
     p = np.asarray(posteriors, dtype=float)
     best = float(p.max()) if len(p) else 0.0
     if 0.0 < best < lift:
-        if best < lift_ratio * p[0]:  # low and close together: low confidence
+        if best < lift_ratio * p[0] or best < lift_floor:  # low and close together, or all near 0: low confidence
             weight = weight if low_weight is None else low_weight
         else:
             p = p * min(MAX_LIFT, lift / best)
@@ -64,6 +68,22 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     span = float(b.max() - b.min()) if len(b) else 0.0
     scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
     return weight * p + (1.0 - weight) * scaled
+
+
+def positive_conjuncts(formula: Any) -> int:
+    """How many positive conjuncts a formula's top-level conjunction has (at least 1): the lift floor holds per
+    conjunct, since a product of n judgements is low even when each is fair ("table tennis AND golf AND ice cream"
+    at 0.71 · 0.18 · 0.59 = 0.075), while one positive judgement below the floor says no candidate fits.
+
+    >>> from logical_pyserini.query import parse_query
+    >>> positive_conjuncts(parse_query('"a" AND "b" AND NOT "c"')), positive_conjuncts(parse_query('"a" OR "b"'))
+    (2, 1)
+    """
+    from ..query import And, Not
+
+    if isinstance(formula, And):
+        return max(1, sum(1 for c in formula.children if not isinstance(c, Not)))
+    return 1
 
 
 def _dense(arg: str, options: dict[str, Any]) -> Oracle:
@@ -155,6 +175,11 @@ class OrLogReranker(BaseReranker):
         The lift applies only when the best posterior is at least this many
         times that of the base's top candidate (default ``LIFT_RATIO``, 2):
         low posteriors close together do not overturn the base ranking.
+    lift_floor : float
+        Nor is a query lifted whose best posterior is below this to the
+        power of its positive conjuncts (default ``LIFT_FLOOR``, 0.25; 0.0156
+        for ``a AND b AND c``): no candidate is judged likely, so it is a
+        low-confidence query.
     low_fusion : float, optional
         Posterior weight for such a low-confidence query (default
         ``LOW_CONFIDENCE_FUSION``, 0.7, when ``fusion`` is the default 0.8;
@@ -180,7 +205,7 @@ class OrLogReranker(BaseReranker):
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
                  oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None,
-                 lift_ratio: float = LIFT_RATIO, low_fusion: float | None = None):
+                 lift_ratio: float = LIFT_RATIO, low_fusion: float | None = None, lift_floor: float = LIFT_FLOOR):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -195,6 +220,9 @@ class OrLogReranker(BaseReranker):
         if lift_ratio < 0.0:
             raise ValueError(f"lift_ratio must be >= 0, got {lift_ratio}")
         self.lift_ratio = float(lift_ratio)
+        if not 0.0 <= lift_floor <= 1.0:
+            raise ValueError(f"lift_floor must be in [0, 1], got {lift_floor}")
+        self.lift_floor = float(lift_floor)
         if low_fusion is None:
             low_fusion = LOW_CONFIDENCE_FUSION if self.fusion == DEFAULT_FUSION else self.fusion
         if not 0.0 <= low_fusion <= 1.0:
@@ -357,5 +385,5 @@ class OrLogReranker(BaseReranker):
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
         fused = fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift, self.lift_ratio,
-                     self.low_fusion)
+                     self.low_fusion, self.lift_floor ** positive_conjuncts(q.formula))
         return self._reorder(hits, fused, posteriors), stats

@@ -98,6 +98,7 @@ class SearchConfig:
     rerank_fusion: float | None = None
     rerank_lift: float | None = None
     rerank_lift_ratio: float | None = None
+    rerank_lift_floor: float | None = None
     rerank_add_dense: int = 0
     rerank_add_hybrid: int = 0
     oracle: str = "auto"
