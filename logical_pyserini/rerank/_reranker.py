@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker, DocTextFn,
                     RerankedHit, RerankStats)
+from ..query import And, Not
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
@@ -79,8 +80,6 @@ def positive_conjuncts(formula: Any) -> int:
     >>> positive_conjuncts(parse_query('"a" AND "b" AND NOT "c"')), positive_conjuncts(parse_query('"a" OR "b"'))
     (2, 1)
     """
-    from ..query import And, Not
-
     if isinstance(formula, And):
         return max(1, sum(1 for c in formula.children if not isinstance(c, Not)))
     return 1
