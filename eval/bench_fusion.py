@@ -133,8 +133,8 @@ def main(argv=None) -> int:
     summary = [[r, f"{mean(r, 'nDCG@10'):.4f}", f"{mean(r, 'P@1'):.3f}",
                 sum(x[2] for x in losses if x[1] == r) if r != "base" else "–"] for r in ["base"] + rules]
     lines = header("OrLog fusion rules, re-fused offline from rerank records", command(__file__, argv),
-                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic, lift floor): " + "; ".join(
-                       f"`{r}` = {RULES[r]}" for r in rules) + ". Cells: nDCG@10 / P@1.")
+                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic, lift floor): "
+                   + "; ".join(f"`{r}` = {RULES[r]}" for r in rules) + ". Cells: nDCG@10 / P@1.")
     lines += ["## Per set", ""] + md_table(columns, rows) + [""]
     lines += ["## Mean over the sets (each set weighted equally)", ""]
     lines += md_table(["rule", "nDCG@10", "P@1", "topics whose P@1 falls below the base's"], summary) + [""]

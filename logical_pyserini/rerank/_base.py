@@ -33,9 +33,9 @@ LIFT_RATIO = 2.0
 #: Nor is a topic lifted whose best posterior stays below this, per positive conjunct of its formula (0.25 for one
 #: positive leaf with NOTs, 0.25 ** 3 for ``a AND b AND c``, whose product is low even when each judgement is fair):
 #: the model judges no candidate to satisfy it, and scaling 0.11 against 0.05 up to the lift turns noise into a
-#: confident order.  On the held-out long-question sets
-#: longq17 and longq18 (first runs) such lifts overturned right base rankings on 5 topics; on the 17 sets the rule
-#: was chosen on, no lifted topic had a best posterior below 0.3 (eval/results/fusion.md, 24th session).
+#: confident order.  On the first runs of the blind long-question sets longq17 and longq18 such lifts overturned
+#: right base rankings on 5 topics; on the 17 sets the earlier rules were chosen on, no lifted topic had a best
+#: posterior below 0.3 (eval/results/fusion.md, 24th session).
 LIFT_FLOOR = 0.25
 
 #: Posterior weight for such a low-confidence query (every posterior below the lift, none singled out): the base

@@ -47,8 +47,9 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "(all low and close together: a low-confidence judgement, the base keeps its weight); "
                         "0 lifts always; default 2.")
     g.add_argument("--rerank-lift-floor", type=float, default=None, metavar="F",
-                   help="OrLog: nor lift a topic whose best posterior is below F (no hit judged likely: a "
-                        "low-confidence judgement, the base keeps its weight); 0 disables; default 0.25.")
+                   help="OrLog: nor lift a topic whose best posterior is below F to the power of its formula's "
+                        "positive conjuncts (no hit judged likely: a low-confidence judgement, the base keeps its "
+                        "weight); 0 disables; default 0.25.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "

@@ -9,17 +9,17 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from tqdm import tqdm
 
-from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker, DocTextFn,
-                    RerankedHit, RerankStats)
 from ..query import And, Not
+from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker,
+                    DocTextFn, RerankedHit, RerankStats)
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES", "OrLogReranker", "fuse",
-           "get_oracle"]
+__all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES",
+           "OrLogReranker", "fuse", "get_oracle", "positive_conjuncts"]
 
 
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0,
@@ -55,7 +55,8 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     [0.384, 0.248]
     >>> fuse([0.23, 0.31], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7).round(3).tolist()
     [0.461, 0.217]
-    >>> fuse([0.05, 0.11], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7, lift_floor=0.25).round(3).tolist()
+    >>> fuse([0.05, 0.11], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7,
+    ...      lift_floor=0.25).round(3).tolist()
     [0.335, 0.077]
     """
     p = np.asarray(posteriors, dtype=float)

@@ -107,7 +107,7 @@ class _Cues:
     reporting: frozenset[str] = frozenset()  # "my boss says no X": someone else's exclusion, not a situation
     preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
     ability_negations: frozenset[str] = frozenset()  # "can't": before one of ability_verbs, what the asker can't do
-    situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": negations before "so no"
+    situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": before "so no"
     past_negations: tuple[tuple[str, ...], ...] = ()  # "didn't sign the lease": an event told, not a wish
     elided_ability: tuple[tuple[str, ...], ...] = ()  # "don't speak French, ...": the unnamed asker's skill
     time_determiners: frozenset[str] = frozenset()  # "for the last two months": words before a time word
