@@ -942,3 +942,23 @@ def test_guard_32_yet_names_nothing():
 ])
 def test_guard_34_lists_identities_premises_and_amounts(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+def test_guard_35_a_model_not_of_a_state_or_a_title_is_dropped():
+    # eval/cues/phrasings_o and p with --rewrite llm: the clause confirmed the model's NOT although the rules' own
+    # scope reads a state there (an event in the past, a symptom), or the negation opens a title
+    assert guard_decision(_rw("tenant did not sign the lease renewal, can i still charge the new rent",
+                              '"rent increase" AND NOT "sign lease renewal"'), propose=True).kept == ()
+    assert guard_decision(_rw("bluetooth not pairing with car after iphone update",
+                              '"bluetooth pairing" AND NOT "iphone update"'), propose=True).kept == ()
+    assert guard_decision(_rw("No Country for Old Men book summary",
+                              '"book summary" AND NOT "Country Old Men summary"'), propose=True).kept == ()
+    assert guard_decision(_rw("Never Let Me Go discussion questions for book club",
+                              '"discussion questions" AND NOT "Let Go discussion questions"'), propose=True).kept == ()
+    # names after a capitalised cue are no title; a clause that excludes still confirms
+    assert guard_decision(_rw("No Disney movies please, animated films for adults",
+                              '"animated films" AND NOT "Disney movies"'), propose=True).kept == ("Disney movies",)
+    assert guard_decision(_rw("Not New York hotels, somewhere quieter", '"quiet hotels" AND NOT "New York hotels"'),
+                          propose=True).kept == ("New York hotels",)
+    assert guard_decision(_rw("I already know the Camargue, so exclude it. Wetlands in France?",
+                              '"wetlands in France" AND NOT "Camargue"'), propose=True).kept == ("Camargue",)

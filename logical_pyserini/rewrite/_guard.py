@@ -115,6 +115,7 @@ class _Cues:
     amount_qualifiers: tuple[tuple[str, ...], ...] = ()  # "3000 EUR excluding flights": what an amount counts
     currencies: frozenset[str] = frozenset()  # "EUR", "bucks": an amount's unit after its number
     amount_items: frozenset[str] = frozenset()  # "flights", "tax": what an amount may count or leave out
+    title_words: frozenset[str] = frozenset()  # "No Country *for* Old Men": small words inside a title
     ability_modals: frozenset[str] = frozenset()  # "can visit without a visa": doing it without is what is asked
     addressees: frozenset[str] = frozenset()  # "can you recommend ... without": a request to the helper, not a need
     ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
@@ -270,6 +271,7 @@ def _cues() -> _Cues:
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
         ability_modals=words("ability_modals"),
+        title_words=words("title_words"),
         amount_qualifiers=seqs("amount_qualifiers"),
         currencies=words("currencies"),
         amount_items=words("amount_items"),
@@ -1053,6 +1055,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or (_asks_property(tokens, sentence_start, i, cues)  # not "Which countries ... without Denmark"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
+                or _opens_title(written, sentence_start, i, cues)
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or (i + 1 < len(tokens) and tokens[i + 1] in cues.state_adjectives  # "not safe to take", "isn't legal"
                     and (tokens[i] == "not" or tokens[i] in cues.copulas))
@@ -1389,13 +1392,40 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     for k, (start, end, sentence_start) in enumerate(spans):
         if not any(tokens[j] in cues.negative and j not in quoted
                    and not (tokens[j] in ("out", "off") and j > 0 and tokens[j - 1] in cues.particle_verbs)
-                   and not _silenced(tokens, written, sentence_start, j, cues) for j in range(start, end)):
+                   and not _silenced(tokens, written, sentence_start, j, cues)
+                   and not _clause_state(tokens, written, sentence_start, j, end, cues) for j in range(start, end)):
             continue
         bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
         if bare and k and spans[k - 1][2] == sentence_start:
             start = spans[k - 1][0]
         clauses.append((start, end))
     return clauses
+
+
+def _clause_state(tokens: list[str], written: list[str], sentence_start: int, j: int, end: int, cues: _Cues) -> bool:
+    """True when the negation at ``j`` says no more than a state up to its clause's ``end``, as a weak cue's scope
+    would read it (:func:`_negated_state`: "tenant did not sign the lease renewal", "bluetooth not pairing with car
+    after iphone update"): such a clause confirms no NOT."""
+    n = _match(tokens, j, cues.weak)
+    return bool(n) and _negated_state(tokens, written, j, n, end, cues)
+
+
+def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the capitalised negation at ``i`` opens its sentence and a title in Title Case: three capitalised
+    words, or two with a small word between ("Never Let Me Go discussion questions", "No Country for Old Men book
+    summary", "No Time to Die review"); not a name or two ("No Disney movies", "Not Samsung Galaxy phones", "Not New
+    York hotels").  Inside a sentence any capitalised weak cue is a title word."""
+    if i != sentence_start or not written[i][:1].isupper() or written[i].isupper():
+        return False
+    caps, small = 0, False
+    for w in written[i + 1 :]:
+        if w[:1].isupper():
+            caps += 1
+        elif w in cues.title_words and caps:
+            small = True
+        else:
+            break
+    return caps >= 3 or (caps == 2 and small and written[i + 1][:1].isupper())
 
 
 def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
