@@ -960,5 +960,7 @@ def test_guard_35_a_model_not_of_a_state_or_a_title_is_dropped():
                               '"animated films" AND NOT "Disney movies"'), propose=True).kept == ("Disney movies",)
     assert guard_decision(_rw("Not New York hotels, somewhere quieter", '"quiet hotels" AND NOT "New York hotels"'),
                           propose=True).kept == ("New York hotels",)
+    assert guard_decision(_rw("No Nike Air Max shoes, running shoes for flat feet",
+                              '"running shoes" AND NOT "Nike Air Max"'), propose=True).kept == ("Nike Air Max",)
     assert guard_decision(_rw("I already know the Camargue, so exclude it. Wetlands in France?",
                               '"wetlands in France" AND NOT "Camargue"'), propose=True).kept == ("Camargue",)

@@ -116,6 +116,7 @@ class _Cues:
     currencies: frozenset[str] = frozenset()  # "EUR", "bucks": an amount's unit after its number
     amount_items: frozenset[str] = frozenset()  # "flights", "tax": what an amount may count or leave out
     title_words: frozenset[str] = frozenset()  # "No Country *for* Old Men": small words inside a title
+    title_pronouns: frozenset[str] = frozenset()  # "Never Let *Me* Go": capitalised in a title, not in a name
     ability_modals: frozenset[str] = frozenset()  # "can visit without a visa": doing it without is what is asked
     addressees: frozenset[str] = frozenset()  # "can you recommend ... without": a request to the helper, not a need
     ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
@@ -272,6 +273,7 @@ def _cues() -> _Cues:
         ability_verbs=words("ability_verbs"),
         ability_modals=words("ability_modals"),
         title_words=words("title_words"),
+        title_pronouns=words("title_pronouns"),
         amount_qualifiers=seqs("amount_qualifiers"),
         currencies=words("currencies"),
         amount_items=words("amount_items"),
@@ -1393,7 +1395,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
         if not any(tokens[j] in cues.negative and j not in quoted
                    and not (tokens[j] in ("out", "off") and j > 0 and tokens[j - 1] in cues.particle_verbs)
                    and not _silenced(tokens, written, sentence_start, j, cues)
-                   and not _clause_state(tokens, written, sentence_start, j, end, cues) for j in range(start, end)):
+                   and not _clause_state(tokens, written, j, end, cues) for j in range(start, end)):
             continue
         bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
         if bare and k and spans[k - 1][2] == sentence_start:
@@ -1402,7 +1404,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     return clauses
 
 
-def _clause_state(tokens: list[str], written: list[str], sentence_start: int, j: int, end: int, cues: _Cues) -> bool:
+def _clause_state(tokens: list[str], written: list[str], j: int, end: int, cues: _Cues) -> bool:
     """True when the negation at ``j`` says no more than a state up to its clause's ``end``, as a weak cue's scope
     would read it (:func:`_negated_state`: "tenant did not sign the lease renewal", "bluetooth not pairing with car
     after iphone update"): such a clause confirms no NOT."""
@@ -1411,21 +1413,22 @@ def _clause_state(tokens: list[str], written: list[str], sentence_start: int, j:
 
 
 def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
-    """True when the capitalised negation at ``i`` opens its sentence and a title in Title Case: three capitalised
-    words, or two with a small word between ("Never Let Me Go discussion questions", "No Country for Old Men book
-    summary", "No Time to Die review"); not a name or two ("No Disney movies", "Not Samsung Galaxy phones", "Not New
-    York hotels").  Inside a sentence any capitalised weak cue is a title word."""
+    """True when the capitalised negation at ``i`` opens its sentence and a title in Title Case: capitalised words
+    with a small word between them or a capitalised pronoun among them ("No Country for Old Men book summary", "No
+    Time to Die review", "Never Let Me Go discussion questions"); not names ("No Disney movies", "Not New York
+    hotels", "No Nike Air Max shoes").  Inside a sentence any capitalised weak cue is a title word."""
     if i != sentence_start or not written[i][:1].isupper() or written[i].isupper():
         return False
-    caps, small = 0, False
+    caps, small, pronoun = 0, False, False
     for w in written[i + 1 :]:
         if w[:1].isupper():
             caps += 1
+            pronoun = pronoun or w.lower() in cues.title_pronouns
         elif w in cues.title_words and caps:
             small = True
         else:
             break
-    return caps >= 3 or (caps == 2 and small and written[i + 1][:1].isupper())
+    return caps >= 2 and (small or pronoun)
 
 
 def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
