@@ -900,10 +900,15 @@ def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, 
     cs, _, start, end = scope
     if tokens[cs] not in cues.premise or start < cs:
         return False
-    stop = next((j for j in range(end, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    stop = _sentence_end(tokens, end)
     had = {t for t in tokens[start:end] if t not in cues.loose}
     return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c])
                and not {t for t in tokens[s:e] if t not in cues.loose} <= had for c, _, s, e in scopes)
+
+
+def _sentence_end(tokens: list[str], i: int) -> int:
+    """The position of the first sentence end at or after ``i`` (the end of the tokens when there is none)."""
+    return next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
 
 
 def _adverb(word: str, cues: _Cues) -> bool:
@@ -967,10 +972,10 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
-    if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status \
-            and not cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]):
+    # "novels that are not illustrated", "movies that aren't found footage": a property asked for
+    in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
+    if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status and not in_relative:
         return True  # "404 not found error on my site", "train isn't showing on the app": a status message
-        # ("horror movies that aren't found footage" asks for a property)
     past = _match(tokens, i, cues.past_negations) == n or (
         i > 0 and tokens[i] == "not" and n == 1 and _match(tokens, i - 1, cues.past_negations) == 2)
     if past and named[0] not in cues.preference_verbs and not cues.relative & set(tokens[max(0, i - 3) : i]):
@@ -999,8 +1004,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return False
     if word.endswith("ing"):  # a verb only right after "is not" ("but not computing" names a thing)
         return n == 1 and i > 0 and tokens[i - 1] in cues.copulas
-    start = _clause_start(tokens, 0, i, cues)  # "novels that are not illustrated" asks for a property
-    return (word.endswith("ed") or word in cues.status) and not cues.relative & set(tokens[start:i])
+    return (word.endswith("ed") or word in cues.status) and not in_relative
 
 
 def _symptom(tokens: list[str], i: int, word: str, cues: _Cues) -> bool:
@@ -1140,7 +1144,7 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
                    or _adverb(t, cues) for t in subject):
         return False
-    end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    end = _sentence_end(tokens, i)
     clause = next((j for j in range(i, end) if tokens[j] in _COMMA_LIKE or tokens[j] in cues.clause_words), end)
     rest = tokens[:sentence_start] + tokens[clause:]
     if not any(t[0].isalnum() for t in rest) or cues.remedy & set(rest) or cues.anaphors & set(tokens[end:]) \
@@ -1195,7 +1199,7 @@ def _elided_subject(tokens: list[str], written: list[str], sentence_start: int, 
         return True  # "Not an electrician but comfortable with wiring": who the asker is ("Not a fan of X", "Not a
         # Chihuahua or a Jack Russell though" exclude)
     if i == sentence_start and tokens[i] == "no":  # "No window in the room, so mould is an issue": a premise
-        end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+        end = _sentence_end(tokens, i)
         if any(tokens[j] in cues.consequence and j - 1 > i and tokens[j - 1] in _COMMA_LIKE for j in range(i, end)):
             return True
     n = _match(tokens, i, cues.elided_subject) if i == sentence_start else 0
@@ -1218,7 +1222,7 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
         return False
     if cues.fact_clause & set(tokens[clause:i]):  # "What are the common reasons hypertension doesn't respond ..."
         return True
-    end = next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    end = _sentence_end(tokens, i)
     opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
     # A clause of a question may ask on its own: "..., and is it true that no dog is hypoallergenic?"
     openings = {sentence_start, opening} | ({clause} if end < len(tokens) and tokens[end] == "?" else set())
