@@ -964,3 +964,18 @@ def test_guard_35_a_model_not_of_a_state_or_a_title_is_dropped():
                               '"running shoes" AND NOT "Nike Air Max"'), propose=True).kept == ("Nike Air Max",)
     assert guard_decision(_rw("I already know the Camargue, so exclude it. Wetlands in France?",
                               '"wetlands in France" AND NOT "Camargue"'), propose=True).kept == ("Camargue",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-36: the minus operator inside a query excludes its one word; a command line's options are no operator
+    ("jaguar -car -football top speed", ["car", "football"]),
+    ("cookies recipe -nuts -raisins chewy", ["nuts", "raisins"]),
+    ("cheap flights -ryanair to rome in may", ["ryanair"]),
+    ("find -name not matching hidden files", []),  # a command word: "-name" is an option
+    ("java -jar fails with no main manifest attribute", []),
+    ("why does curl -sSL print nothing", []),
+    ("how to pass -Xmx to the jvm with --args", []),  # "--" marks a command line
+    ("best -ai tools for students", []),  # two letters inside a query may be an option ("-it"): only at its end
+])
+def test_guard_36_minus_inside_a_query(question, scoped):
+    assert _scope_texts(question) == scoped

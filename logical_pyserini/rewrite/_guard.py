@@ -197,6 +197,7 @@ def _plain(text: str) -> str:
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
+    text = _mid_minus(text)
     return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
 
 
@@ -209,6 +210,20 @@ def _copula_s() -> re.Pattern:
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
 # characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
 _MINUS = re.compile(r"(?<=\S\s)-(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)")
+# The operator inside a query ("jaguar -car -football top speed"): a word of three or more characters, and never in a
+# question about a command line, where "-name" or "-jar" is an option ("find -name not matching", "java -jar fails").
+_MID_MINUS = re.compile(r"(?<=\S\s)((?:-[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])")
+_SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
+
+
+def _mid_minus(text: str) -> str:
+    """Each "-word" inside a query becomes its own clause ", not word," so its scope is that word alone."""
+    if not _MID_MINUS.search(text) or _SHELL_MARKS.search(text):
+        return text
+    commands = frozenset(_guard_data().get("command_words", ()))
+    if any(w in commands for w in re.findall(r"[\w+.-]+", text.lower())):
+        return text
+    return _MID_MINUS.sub(lambda m: "".join(f", not {w[1:]}" for w in m[1].split()) + ", ", text)
 
 
 @lru_cache(maxsize=1)
