@@ -524,7 +524,9 @@ def test_a_need_verb_may_take_an_adverb_before_without():
     # the asker's choice is no situation; an elided or anaphoric object points to the name before it
     ("toddler snacks for the car? we're avoiding nuts for now", ["nuts"]),  # "for now" is when (guard-34)
     ("parkrun alternatives. We ran Bushy Park last month so give that one a miss.", ["bushy park"]),
-    ("Netflix comedies? Seen Schitt's Creek already, so leave that off the list.", ["schitt's creek"]),
+    # guard-37: "Seen X already" excludes X itself, and the anaphor after it points to that exclusion (as after
+    # "Already seen X, so ..."), so its own scope is empty
+    ("Netflix comedies? Seen Schitt's Creek already, so leave that off the list.", ["schitt's creek", ""]),
     ("I've finished Couch to 5K so that one's out; next running plan?", ["couch to 5k"]),
     ("tutors for A-level maths in Leeds, Kumon I have already tried so pls omit", ["", "kumon"]),
     ("Which Marvel films can I skip?", [""]),  # nothing named before the cue: nothing excluded
@@ -979,3 +981,47 @@ def test_guard_35_a_model_not_of_a_state_or_a_title_is_dropped():
 ])
 def test_guard_36_minus_inside_a_query(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-37 (after the first runs of the held-out eval/cues/phrasings_q and eval/longq20): facts of the asker's
+    # situation ...
+    ("My employer has not paid me, and no one in the payroll department has responded. Steps to recover wages?", []),
+    ("No handover document exists and the contract renewal is due. What should I prioritize?", []),
+    ("Starter isn't rising, no heating in the kitchen. Should I keep feeding it?", []),
+    ("No ammonia test kit at home, only strips. What causes cloudy water?", []),
+    ("i am not good with cars never opened the hood before can i fix it myself", []),
+    ("Bookkeeper is part time and not super technical. Accounting software for payroll?", []),
+    ("It says the password is not correct. How do I prove it is my account?", []),
+    ("Tank water has been cloudy for a week and it's not clearing. What should I do first?", []),
+    ("Iceland tours from Reykjavik, budget 1500 euros each excluding flights", []),
+    ("renting a car without a credit card in italy", []),
+    ("fatal: not a git repository (or any of the parent directories)", []),
+    ("funny movies for a family night, please no Adam Sandler or Will Ferrell", ["adam sandler or will ferrell"]),
+    ("We'd love museums. No Louvre at the top of the list please", ["louvre at the top of the list"]),  # no place
+    # ... and exclusions told by an experience
+    ("Khan Academy didn't work for us, she just clicks through. Open to anything except flashcards.",
+     ["khan academy", "flashcards"]),
+    ("Running a small business and I've had it with QuickBooks. Accounting software with payroll?", ["quickbooks"]),
+    ("I tried melatonin last month and it gave me vivid nightmares, so I stopped. What can I try for sleep?",
+     ["melatonin"]),
+    ("I tried yoga and it made me feel great, what other classes?", []),  # no harm
+    ("best meal kit delivery services, tried hellofresh and it wasnt for us", ["hellofresh"]),  # the asker unsaid
+    ("mattress recommendations for side sleepers, memory foam didnt work for us", ["memory foam"]),  # after a comma
+    ("Lately, every glass of red wine gives me a headache, what else to drink?", []),  # no one thing named
+    ("seen interstellar and inception already, mind bending movies", ["interstellar and inception"]),
+    ("-wordpress cms for small business site", ["wordpress"]),
+])
+def test_guard_37_situations_and_experiences(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_37_a_model_not_of_a_fact_is_dropped():
+    # the clause of a model's NOT reads as a fact of the asker's situation, as the cue's own scope does
+    q = "Our team lead quit. No handover document exists and nobody has admin access. What should I prioritize?"
+    assert guard_decision(_rw(q, '"team lead quit" AND NOT "handover document"'), propose=True).kept == ()
+    q = "Starter isn't rising, there is no heating in the kitchen. Keep feeding it?"
+    assert guard_decision(_rw(q, '"sourdough starter" AND NOT "heating"'), propose=True).kept == ()
+    # an exclusion's clause still confirms
+    q = "Dinner ideas for eight, no mushrooms please. Oven and stovetop only."
+    assert guard_decision(_rw(q, '"dinner ideas" AND NOT "mushrooms"'), propose=True).kept == ("mushrooms",)

@@ -166,6 +166,13 @@ class _Cues:
     exceptive: tuple[tuple[str, ...], ...] = ()  # "besides", "other than": after a negation they mean "only"
     negative_only: frozenset[str] = frozenset()  # "not", "no", "nothing": the negations an exception turns to "only"
     remedy: frozenset[str] = frozenset()  # "Running makes my knees hurt, what helps?": the harm is the topic
+    subject_verbs: frozenset[str] = frozenset()  # "no handover document exists": "no X" is a verb's subject, a fact
+    place_nouns: frozenset[str] = frozenset()  # "no heating in the kitchen": an absence where the asker is
+    experience_ends: frozenset[str] = frozenset()  # "never opened the hood before": what the asker has not done
+    message_prefixes: frozenset[str] = frozenset()  # "fatal: not a git repository": a program's message
+    third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
+    tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
+    benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -210,9 +217,9 @@ def _copula_s() -> re.Pattern:
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
 # characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
 _MINUS = re.compile(r"(?<=\S\s)-(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)")
-# The operator inside a query ("jaguar -car -football top speed"): a word of three or more characters, and never in a
+# The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters, never in a
 # question about a command line, where "-name" or "-jar" is an option ("find -name not matching", "java -jar fails").
-_MID_MINUS = re.compile(r"(?<=\S\s)((?:-[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])")
+_MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])")
 _SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
 
 
@@ -223,7 +230,8 @@ def _mid_minus(text: str) -> str:
     commands = frozenset(_guard_data().get("command_words", ()))
     if any(w in commands for w in re.findall(r"[\w+.-]+", text.lower())):
         return text
-    return _MID_MINUS.sub(lambda m: "".join(f", not {w[1:]}" for w in m[1].split()) + ", ", text)
+    return _MID_MINUS.sub(lambda m: ", ".join(f"not {w[1:]}" for w in m[1].split()) + ", "
+                          if m.start() == 0 else "".join(f", not {w[1:]}" for w in m[1].split()) + ", ", text)
 
 
 @lru_cache(maxsize=1)
@@ -344,6 +352,13 @@ def _cues() -> _Cues:
         exceptive=seqs("exceptive_cues"),
         stops=seqs("scope_stops"),
         negative_only=words("only_negations"),
+        subject_verbs=words("subject_verbs"),
+        place_nouns=words("place_nouns"),
+        experience_ends=words("experience_ends"),
+        message_prefixes=words("message_prefixes"),
+        third_persons=words("third_persons"),
+        tried_verbs=words("tried_verbs"),
+        benefit=words("benefit_words"),
     )
 
 
@@ -699,7 +714,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     plain = _plain(question)
     written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
-    quoted = _quoted_tokens(plain)
+    quoted = _quoted_tokens(plain) | _message_tokens(tokens, cues)
     sentence_start = 0
     scopes = []
     i = 0
@@ -758,6 +773,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
+            tried = None if n else _tried_object(tokens, sentence_start, i, cues)
+            if tried:  # "I tried melatonin and it gave me nightmares": what the asker tried
+                m = _match(tokens, i, cues.harm)
+                scopes.append((i - 2, i + m, *tried))
+                i += m
+                continue
             if not n and _harms_asker(tokens, written, sentence_start, i, cues):
                 n = _match(tokens, i, cues.harm)  # "Retinol made my face peel": the subject is the exclusion
             if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
@@ -821,6 +842,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             elif not (((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
                        and _negated_action(tokens, written, i + n, end, cues))
                       or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
+                      or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
@@ -974,8 +996,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
     k = i + n
-    while k < end and how(tokens[k]) and tokens[k] not in cues.particles:
-        k += 1
+    while k < end and (how(tokens[k]) or (tokens[i] == "not" and tokens[k] in cues.intensifiers)) \
+            and tokens[k] not in cues.particles:
+        k += 1  # "not super technical": an intensified adjective, how someone is
     if k > i + n and end - k == 1 and tokens[k] not in cues.prepositions and tokens[k] not in cues.loose:
         return True  # "but never actually rolls": adverbs, then a verb ("not really into jazz" names a thing)
     if (tokens[i] in cues.copulas or tokens[i] == "not") and k < end and tokens[k] in cues.state_prepositions \
@@ -1017,8 +1040,8 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return False
     if tokens[i + n - 1] != "not" or len(word) <= 4:
         return False
-    if word.endswith("ing"):  # a verb only right after "is not" ("but not computing" names a thing)
-        return n == 1 and i > 0 and tokens[i - 1] in cues.copulas
+    if word.endswith("ing"):  # a verb only right after "is not" or "it's not" ("but not computing" names a thing)
+        return n == 1 and i > 0 and (tokens[i - 1] in cues.copulas or tokens[i - 1].endswith(("'s", "'re")))
     return (word.endswith("ed") or word in cues.status) and not in_relative
 
 
@@ -1146,28 +1169,63 @@ def _follows_situation(tokens: list[str], sentence_start: int, i: int, cues: _Cu
 
 
 def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
-    """True when the harm cue at ``i`` ("makes me", "made my", "tore up my") follows its sentence's subject, one to
+    """True when the harm cue at ``i`` ("makes me", "made my", "tore up my") follows its clause's subject, one to
     four words that name a thing ("Polyester makes me sweat buckets.", "Latex gloves make my hands swell up."), and
     the rest of the question asks for something else: what harmed the asker is what to leave out.  Not when the
     subject names no one thing (a pronoun, a quantifier, an adverb: "It makes me sneeze", "Lately every glass of red
     wine gives me a headache"), nor when the question asks a fact anywhere ("... Why?") or asks about the harm itself
     (a word of ``remedy_words``, "what helps", or an anaphor back to it: "Running makes my knees hurt. Exercises to
     strengthen them?")."""
-    subject = tokens[sentence_start:i]
+    # the subject opens the sentence or a clause after a comma ("mattresses for side sleepers, memory foam didnt work
+    # for us")
+    start = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] in _COMMA_LIKE), sentence_start)
+    subject = tokens[start:i]
     if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors \
             or all(t in cues.loose for t in subject) \
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
                    or _adverb(t, cues) for t in subject):
         return False
+    return _asks_else(tokens, start, i, cues)
+
+
+def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the cue at ``i`` tells a harm ("made me feel great" tells none: ``benefit_words``) and the question
+    around it asks for something else than the harm: no fact question, no ``remedy_words``, no anaphor back to it in
+    the next sentence, no word of the harm's own clause named again."""
     end = _sentence_end(tokens, i)
     clause = next((j for j in range(i, end) if tokens[j] in _COMMA_LIKE or tokens[j] in cues.clause_words), end)
+    if cues.benefit & set(tokens[i:clause]):
+        return False
     rest = tokens[:sentence_start] + tokens[clause:]
-    if not any(t[0].isalnum() for t in rest) or cues.remedy & set(rest) or cues.anaphors & set(tokens[end:]) \
+    if not any(t[0].isalnum() for t in rest) or cues.remedy & set(rest) \
+            or cues.anaphors & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
             or {t for t in tokens[i + 2 : clause] if t not in cues.loose} & set(rest):
         return False
     starts = [0] + [j + 1 for j in range(len(tokens) - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE]
     return not any(_match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts)
                    for o in starts) and not any(_match(tokens, o, cues.fact_tails) for o in starts)
+
+
+def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> tuple[int, int] | None:
+    """What the asker tried, when a harm cue after "and it" points back to it ("I tried melatonin last month and it
+    gave me vivid nightmares", "we used Frontline and it made her skin raw"): the words after one of ``tried_verbs``
+    (the asker its subject) up to a time phrase, a preposition or the "and", when the question asks for something
+    else (:func:`_asks_else`).  ``None`` otherwise."""
+    if i - 2 <= sentence_start or tokens[i - 1] not in ("it", "they") or tokens[i - 2] != "and" \
+            or not _match(tokens, i, cues.harm):
+        return None
+    for k in range(sentence_start, i - 3):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
+        if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[k - 1] in cues.personal
+                                              or tokens[k - 1] in _COMMA_LIKE):
+            e = k + 1
+            while e < i - 2 and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
+                    and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
+                e += 1
+            named = [t for t in tokens[k + 1 : e] if t not in cues.loose]
+            if named and e - k - 1 <= cues.max_scope_words and _asks_else(tokens, k, i, cues):
+                return k + 1, e
+            return None
+    return None
 
 
 def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues) -> bool:
@@ -1194,16 +1252,23 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1) for p in range(k + 1, min(k + 3, len(tokens))))
 
 
+def _never_done(tokens: list[str], i: int, cues: _Cues, past: bool = False) -> bool:
+    """True when "never" at ``i`` and its -ly adverbs stand before one of ``experience_participles`` ("never
+    (actually) been to"); with ``past``, intensifiers may stand between too and any past verb counts ("never really
+    followed a plan"): what the asker has not done."""
+    v = i + 1
+    while v < len(tokens) and (_adverb(tokens[v], cues) or (past and tokens[v] in cues.intensifiers)):
+        v += 1
+    return v < len(tokens) and (tokens[v] in cues.experience
+                                or (past and len(tokens[v]) > 4 and tokens[v].endswith("ed")))
+
+
 def _elided_subject(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the sentence opens with the negation of a verb with no object of its own ("can't decide between
     renting and buying", "won't turn on after the update", "doesn't charge"): the situation of an unnamed subject,
     not an imperative; "Can't do deadlifts or anything overhead" names what to leave out."""
-    if i == sentence_start and tokens[i] == "never":  # "never really followed a training plan before, ...":
-        v = i + 1  # what the unnamed asker has not done, as "I never had lessons" says
-        while v < len(tokens) and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
-            v += 1
-        if v < len(tokens) and (tokens[v] in cues.experience or (len(tokens[v]) > 4 and tokens[v].endswith("ed"))):
-            return True
+    if i == sentence_start and tokens[i] == "never" and _never_done(tokens, i, cues, past=True):
+        return True  # "never really followed a training plan before, ...": as "I never had lessons" says
     opens = i == sentence_start or tokens[i - 1] in _COMMA_LIKE  # a sentence, or a list item after "-" or ","
     m = _match(tokens, i, cues.elided_ability) if opens else 0
     if m and i + m < len(tokens) and tokens[i + m] in cues.ability_verbs:
@@ -1279,9 +1344,13 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
     start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)
-    if i + 1 < len(tokens) and _gerund(tokens[i + 1], cues) and tokens[start] in cues.personal \
+    if 1 < i - start <= 4 and _gerund(tokens[start], cues) and tokens[start] not in cues.loose \
+            and written[i + 1 : i + 2] and written[i + 1][:1].islower():
+        return True  # "renting a car without a credit card": how to do it (not "... without Denmark")
+    if i + 1 < len(tokens) and _gerund(tokens[i + 1], cues) \
+            and (tokens[start] in cues.personal or tokens[start] in cues.third_persons) \
             and not (cues.wish | cues.preference) & set(tokens[start:i]):
-        return True  # "my dog can't settle at night without whining": how the asker's own one does it
+        return True  # "my dog can't settle at night without whining", "she clicks through without paying attention"
     if cues.making_verbs & set(tokens[start:i]) and i + 1 < len(written) and written[i + 1][:1].islower():
         return True  # "We want to redo our backyard without grass": how to make it (not "... without Denmark")
     if i + 2 >= len(tokens):
@@ -1317,6 +1386,37 @@ def _quoted_tokens(text: str) -> set[int]:
     return {k for k, m in enumerate(_TOKEN.finditer(text)) if any(a < m.start() < b for a, b in spans)}
 
 
+def _message_tokens(tokens: list[str], cues: _Cues) -> set[int]:
+    """Positions of a program's message typed without quotation marks ("fatal: not a git repository (or any of the
+    parent directories)"): from a word of ``message_prefixes`` and its colon to the end of the sentence, read as
+    quoted words are."""
+    words: set[int] = set()
+    for k in range(len(tokens) - 1):
+        if tokens[k] in cues.message_prefixes and tokens[k + 1] == ":":
+            words.update(range(k + 2, _sentence_end(tokens, k + 2)))
+    return words
+
+
+def _states_fact(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when a weak cue's scope ``tokens[i + n:end]`` tells a fact of the asker's situation, not a thing to leave
+    out: "no one" or "no X" as the subject of a verb ("no one in the payroll department has responded", "No
+    handover document exists"), "no X" where the asker is ("no heating in the kitchen", "No ammonia test kit at
+    home"), and "never ... before", what the asker has not done ("never opened the hood before")."""
+    after = tokens[i + n : min(len(tokens), end + 1)]
+    if tokens[i] == "never":
+        return bool(cues.experience_ends & set(after))
+    if tokens[i + n - 1] != "no" or not after:
+        return False
+    if after[0] == "one" or any(t in cues.subject_verbs and written[i + n + k].islower()
+                                for k, t in enumerate(after) if k):
+        return True  # a lower-case verb: "no Adam Sandler or Will Ferrell" names two actors
+    for k in range(1, len(after) - 1):
+        if after[k] in ("in", "at"):  # past the determiners and possessives to the place
+            rest = [t for t in tokens[i + n + k + 1 : i + n + k + 4] if t not in cues.determiners and t not in cues.possessives]
+            return bool(rest) and rest[0] in cues.place_nouns
+    return False
+
+
 def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
     """Where the clause of token ``i`` starts: after punctuation or a clause word ("though", "so")."""
     start = i
@@ -1341,12 +1441,8 @@ def _states_situation(tokens: list[str], sentence_start: int, start: int, i: int
     """
     if tokens[i] in cues.volitional:  # "We're avoiding egg and dairy", "we're keen to avoid Tromsø": a choice
         return False
-    if tokens[i] == "never":  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks
-        v = i + 1
-        while v < len(tokens) and _adverb(tokens[v], cues):
-            v += 1
-        if v < len(tokens) and tokens[v] in cues.experience:
-            return True
+    if tokens[i] == "never" and _never_done(tokens, i, cues):
+        return True  # "never (actually) been to a wedding", "never seen Star Wars": what the asker lacks
     after = i + 1  # the verb the negation applies to: "don't (even) have", "do not eat"
     while after < len(tokens) and (tokens[after] == "not" or tokens[after] in cues.possession_skip):
         after += 1
@@ -1426,9 +1522,10 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
 def _clause_state(tokens: list[str], written: list[str], j: int, end: int, cues: _Cues) -> bool:
     """True when the negation at ``j`` says no more than a state up to its clause's ``end``, as a weak cue's scope
     would read it (:func:`_negated_state`: "tenant did not sign the lease renewal", "bluetooth not pairing with car
-    after iphone update"): such a clause confirms no NOT."""
+    after iphone update"), or a fact of the asker's situation (:func:`_states_fact`: "No handover document exists"):
+    such a clause confirms no NOT."""
     n = _match(tokens, j, cues.weak)
-    return bool(n) and _negated_state(tokens, written, j, n, end, cues)
+    return bool(n) and (_negated_state(tokens, written, j, n, end, cues) or _states_fact(tokens, written, j, n, end, cues))
 
 
 def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -1783,8 +1880,8 @@ def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_
             verb = len(at) == 1 and any(_match(lower, at[0] - k, cues.auxiliaries) == k for k in (1, 2) if at[0] >= k)
             # a state right after its negation, as a cue's scope would read it: "refund still not received"
             state = at == list(range(at[0], at[-1] + 1)) and any(
-                _match(lower, at[0] - k, cues.weak) == k
-                and _negated_state(lower, written, at[0] - k, k, at[-1] + 1, cues) for k in (1, 2) if at[0] >= k)
+                _match(lower, at[0] - k, cues.weak) == k and _clause_state(lower, written, at[0] - k, at[-1] + 1, cues)
+                for k in (1, 2) if at[0] >= k)
             return None if verb or state or _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
     return None
 
