@@ -176,6 +176,7 @@ class _Cues:
     perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
     title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
     identity_nouns: frozenset[str] = frozenset()  # "im not a spreadsheet person": who the asker is
+    commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -222,8 +223,8 @@ _SUFFIXES = r"(?:free|based|less|friendly|safe|only|style|like)\b"
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
 # characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
 _MINUS = re.compile(r"(?<=\S\s)-(?!%s)(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)" % _SUFFIXES)
-# The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters, never in a
-# question about a command line, where "-name" or "-jar" is an option ("find -name not matching", "java -jar fails").
+# The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters,
+# never in a question about a command line, where "-name" or "-jar" is an option ("find -name not matching").
 _MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-(?!%s)[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])" % _SUFFIXES)
 _SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
 
@@ -232,8 +233,7 @@ def _mid_minus(text: str) -> str:
     """Each "-word" inside a query becomes its own clause ", not word," so its scope is that word alone."""
     if not _MID_MINUS.search(text) or _SHELL_MARKS.search(text):
         return text
-    commands = frozenset(_guard_data().get("command_words", ()))
-    if any(w in commands for w in re.findall(r"[\w+.-]+", text.lower())):
+    if _cues().commands & set(re.findall(r"[\w+.-]+", text.lower())):
         return text
     return _MID_MINUS.sub(lambda m: ", ".join(f"not {w[1:]}" for w in m[1].split()) + ", "
                           if m.start() == 0 else "".join(f", not {w[1:]}" for w in m[1].split()) + ", ", text)
@@ -367,6 +367,7 @@ def _cues() -> _Cues:
         perfect_auxiliaries=words("perfect_auxiliaries"),
         title_media=words("title_media_words"),
         identity_nouns=words("identity_nouns"),
+        commands=words("command_words"),
     )
 
 
@@ -984,8 +985,9 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact) or a clock time ("not allowed
     after 8pm")."""
     n = _match_intensified(tokens, i, cues.trailing, cues)
-    if n == 1 and i > 0 and (tokens[i - 1] in cues.particle_verbs or any(
-            _match(tokens, i, cues.split.get(tokens[j], ())) for j in range(max(0, i - cues.max_scope_words - 1), i))):
+    closes_split = any(_match(tokens, i, cues.split.get(tokens[j], ()))
+                       for j in range(max(0, i - cues.max_scope_words - 1), i))
+    if n == 1 and i > 0 and (tokens[i - 1] in cues.particle_verbs or closes_split):
         return 0  # "setting aside money", "leaving (Lehman Brothers) aside": a verb's particle ("golf aside" excludes)
     if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
         return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
@@ -1233,9 +1235,9 @@ def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, reme
 
 def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> tuple[int, int] | None:
     """What the asker tried, when a harm cue after "and it" points back to it ("I tried melatonin last month and it
-    gave me vivid nightmares", "we used Frontline and it made her skin raw"): the words after one of ``tried_verbs``
-    (the asker its subject) up to a time phrase, a preposition or the "and", when the question asks for something
-    else (:func:`_asks_else`).  ``None`` otherwise."""
+    gave me vivid nightmares", "we tried oxalic acid and it honestly was a disaster"): the words after one of
+    ``tried_verbs`` (the asker its subject, said or not) up to a time phrase, a preposition or the "and", when the
+    question asks for something else (:func:`_asks_else`; other remedies may be asked for).  ``None`` otherwise."""
     j = i - 1 - int(i > 1 and (_adverb(tokens[i - 1], cues) or tokens[i - 1] in cues.intensifiers))
     if j - 1 <= sentence_start or tokens[j] not in ("it", "they") or tokens[j - 1] != "and" \
             or not _match(tokens, i, cues.harm):
@@ -1460,7 +1462,8 @@ def _states_fact(tokens: list[str], written: list[str], i: int, n: int, end: int
         return True  # a lower-case verb: "no Adam Sandler or Will Ferrell" names two actors
     for k in range(1, len(after) - 1):
         if after[k] in ("in", "at"):  # past the determiners and possessives to the place
-            rest = [t for t in tokens[i + n + k + 1 : i + n + k + 4] if t not in cues.determiners and t not in cues.possessives]
+            rest = [t for t in tokens[i + n + k + 1 : i + n + k + 4]
+                    if t not in cues.determiners and t not in cues.possessives]
             return bool(rest) and rest[0] in cues.place_nouns
     return False
 
@@ -1573,7 +1576,8 @@ def _clause_state(tokens: list[str], written: list[str], j: int, end: int, cues:
     after iphone update"), or a fact of the asker's situation (:func:`_states_fact`: "No handover document exists"):
     such a clause confirms no NOT."""
     n = _match(tokens, j, cues.weak)
-    return bool(n) and (_negated_state(tokens, written, j, n, end, cues) or _states_fact(tokens, written, j, n, end, cues))
+    return bool(n) and (_negated_state(tokens, written, j, n, end, cues)
+                        or _states_fact(tokens, written, j, n, end, cues))
 
 
 def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
