@@ -24,24 +24,30 @@ import numpy as np
 from ir_measures import P, nDCG
 
 from _common import base_parser, command, header, log, md_table, write_lines
-from logical_pyserini.rerank import DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, fuse
+from logical_pyserini.rerank import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION,
+                                     TIE_SPREAD, fuse)
 
-# name -> (fusion weight, lift, lift ratio, weight for a low-confidence query, lift floor); "default" is what search
-# uses with --oracle llm; "no-floor" was the default from the 22nd to the 24th session, "lift-always" before that.
+# name -> (fusion weight, lift, lift ratio, weight for a low-confidence query, lift floor, tie spread); "default" is
+# what search uses with --oracle llm; "no-tie" was the default in the 24th session, "no-floor" from the 22nd to the
+# 24th, "lift-always" before that.
+D = (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION)
 RULES = {
-    "default": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, LIFT_FLOOR),
-    "no-floor": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.0),
-    "floor-0.15": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.15),
-    "floor-0.35": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, LOW_CONFIDENCE_FUSION, 0.35),
-    "lift-always": (DEFAULT_FUSION, DEFAULT_LIFT, 0.0, DEFAULT_FUSION, 0.0),
-    "ratio-only": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, DEFAULT_FUSION, 0.0),
-    "no-lift": (DEFAULT_FUSION, 0.0, 0.0, DEFAULT_FUSION, 0.0),
-    "ratio-1.5": (DEFAULT_FUSION, DEFAULT_LIFT, 1.5, LOW_CONFIDENCE_FUSION, 0.0),
-    "ratio-3": (DEFAULT_FUSION, DEFAULT_LIFT, 3.0, LOW_CONFIDENCE_FUSION, 0.0),
-    "low-0.5": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, 0.5, 0.0),
-    "fusion-0.7": (0.7, DEFAULT_LIFT, LIFT_RATIO, 0.7, 0.0),
-    "fusion-0.9": (0.9, DEFAULT_LIFT, LIFT_RATIO, 0.9, 0.0),
-    "posterior-only": (1.0, 0.0, 0.0, 1.0, 0.0),
+    "default": D + (LIFT_FLOOR, TIE_SPREAD),
+    "no-tie": D + (LIFT_FLOOR, 0.0),
+    "tie-0.05": D + (LIFT_FLOOR, 0.05),
+    "tie-0.15": D + (LIFT_FLOOR, 0.15),
+    "no-floor": D + (0.0, 0.0),
+    "floor-0.15": D + (0.15, 0.0),
+    "floor-0.35": D + (0.35, 0.0),
+    "lift-always": (DEFAULT_FUSION, DEFAULT_LIFT, 0.0, DEFAULT_FUSION, 0.0, 0.0),
+    "ratio-only": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, DEFAULT_FUSION, 0.0, 0.0),
+    "no-lift": (DEFAULT_FUSION, 0.0, 0.0, DEFAULT_FUSION, 0.0, 0.0),
+    "ratio-1.5": (DEFAULT_FUSION, DEFAULT_LIFT, 1.5, LOW_CONFIDENCE_FUSION, 0.0, 0.0),
+    "ratio-3": (DEFAULT_FUSION, DEFAULT_LIFT, 3.0, LOW_CONFIDENCE_FUSION, 0.0, 0.0),
+    "low-0.5": (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_RATIO, 0.5, 0.0, 0.0),
+    "fusion-0.7": (0.7, DEFAULT_LIFT, LIFT_RATIO, 0.7, 0.0, 0.0),
+    "fusion-0.9": (0.9, DEFAULT_LIFT, LIFT_RATIO, 0.9, 0.0, 0.0),
+    "posterior-only": (1.0, 0.0, 0.0, 1.0, 0.0, 0.0),
 }
 MEASURES = [nDCG @ 10, P @ 1]
 
@@ -65,9 +71,9 @@ def ranking(records: dict[str, list[dict]], rule: tuple[float, ...] | None) -> d
         if rule is None:
             scores = -np.arange(len(rows), dtype=float)
         else:
-            weight, lift, ratio, low, floor = rule
+            weight, lift, ratio, low, floor, tie = rule
             scores = fuse([r["posterior"] for r in rows], [r["base_score"] for r in rows], weight, lift, ratio, low,
-                          floor)
+                          floor, tie)
         order = sorted(range(len(rows)), key=lambda i: (-scores[i], i))
         run[qid] = {rows[i]["docid"]: float(len(rows) - k) for k, i in enumerate(order)}
     return run
@@ -133,7 +139,8 @@ def main(argv=None) -> int:
     summary = [[r, f"{mean(r, 'nDCG@10'):.4f}", f"{mean(r, 'P@1'):.3f}",
                 sum(x[2] for x in losses if x[1] == r) if r != "base" else "–"] for r in ["base"] + rules]
     lines = header("OrLog fusion rules, re-fused offline from rerank records", command(__file__, argv),
-                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic, lift floor): "
+                   "Each rule is (fusion weight, lift, lift ratio, weight for a low-confidence topic, lift floor, "
+                   "tie spread): "
                    + "; ".join(f"`{r}` = {RULES[r]}" for r in rules) + ". Cells: nDCG@10 / P@1.")
     lines += ["## Per set", ""] + md_table(columns, rows) + [""]
     lines += ["## Mean over the sets (each set weighted equally)", ""]

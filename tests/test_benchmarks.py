@@ -88,32 +88,34 @@ def test_oracle_throughput_benchmark_on_recorded_prompts(tmp_path):
 def test_fusion_benchmark_refuses_records(tmp_path):
     """`bench_fusion.py` re-fuses the posteriors of a rerank record under each rule: the low, close posteriors that
     the always-on lift lets overturn the base's right answer keep it under the default rule, and so do posteriors
-    that are all near 0 (the lift floor), while a candidate singled out above the floor is still lifted."""
+    that are all near 0 (the lift floor), and near-equal judgements of the base's top (the tie spread), while a
+    candidate singled out above the floor is still lifted."""
     import json
 
     rows = [("a", 1, 9.0, 0.23), ("b", 2, 5.0, 0.31), ("c", 3, 1.0, 0.10)]  # a is relevant
     far = [("d", 1, 9.0, 0.10), ("e", 2, 1.5, 0.30), ("f", 3, 1.0, 0.04)]  # e is relevant, singled out
     noise = [("g", 1, 9.0, 0.025), ("h", 2, 5.0, 0.075), ("i", 3, 1.0, 0.01)]  # g is relevant; all judged unlikely
+    tie = [("j", 1, 9.0, 0.45), ("k", 2, 8.5, 0.52), ("l", 3, 1.0, 0.44)]  # j is relevant; no judgement tells them apart
     record = tmp_path / "run.txt.rerank.jsonl"
     record.write_text("".join(json.dumps({"qid": q, "reranked": [
         {"docid": d, "base_rank": r, "base_score": b, "posterior": p, "score": 0.0} for d, r, b, p in cands]}) + "\n"
-        for q, cands in (("q1", rows), ("q2", far), ("q3", []), ("q4", noise))))
+        for q, cands in (("q1", rows), ("q2", far), ("q3", []), ("q4", noise), ("q5", tie))))
     qrels = tmp_path / "qrels.txt"
-    qrels.write_text("q1 0 a 1\nq2 0 e 1\nq3 0 z 1\nq4 0 g 1\n")
+    qrels.write_text("q1 0 a 1\nq2 0 e 1\nq3 0 z 1\nq4 0 g 1\nq5 0 j 1\n")
     done = subprocess.run(
         [sys.executable, str(ROOT / "eval" / "bench_fusion.py"), "--set", f"toy={record},{qrels}",
-         "--rules", "default,lift-always,no-lift,no-floor", "--results", str(tmp_path)],
+         "--rules", "default,lift-always,no-lift,no-floor,no-tie", "--results", str(tmp_path)],
         capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     text = (tmp_path / "fusion.md").read_text()
     lost = {line.split("|")[2].strip(): line.split("|")[4].strip() for line in text.splitlines()
             if line.startswith("| toy |") and line.count("|") == 6}
-    assert lost == {"default": "–", "lift-always": "q1 q4", "no-lift": "–", "no-floor": "q4"}
-    # Per set: base, Boolean peer (not given), then the rules; only the default gets all three topics right (no-lift
+    assert lost == {"default": "–", "lift-always": "q1 q4 q5", "no-lift": "q5", "no-floor": "q4 q5", "no-tie": "q5"}
+    # Per set: base, Boolean peer (not given), then the rules; only the default gets all four topics right (no-lift
     # leaves q2's singled-out answer at rank 2).  q3 fell back (no candidates) and is not scored.
-    row = next(line for line in text.splitlines() if line.startswith("| toy | 3 |")).split("|")
-    assert [c.strip().split(" / ")[-1] for c in row[3:9]] == ["0.67", "–", "1.00", "0.33", "0.67", "0.67"]
+    row = next(line for line in text.splitlines() if line.startswith("| toy | 4 |")).split("|")
+    assert [c.strip().split(" / ")[-1] for c in row[3:10]] == ["0.75", "–", "1.00", "0.25", "0.50", "0.50", "0.75"]
     bad = subprocess.run([sys.executable, str(ROOT / "eval" / "bench_fusion.py"), "--set", f"toy={record}",
                           "--results", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "NAME=RECORD,QRELS" in bad.stderr

@@ -21,6 +21,7 @@ from logical_pyserini.rerank import (
     LIFT_FLOOR,
     LIFT_RATIO,
     LOW_CONFIDENCE_FUSION,
+    TIE_SPREAD,
     Entity,
     LLMOracle,
     LLMReasoner,
@@ -277,6 +278,25 @@ def test_the_lift_needs_a_posterior_above_the_floor_per_positive_conjunct():
         OrLogReranker(FixedOracle(one), lift_floor=1.5)
 
 
+def test_near_equal_judgements_of_the_base_top_keep_its_first_hit():
+    # eval/longq21 ly05 (first run): four right articles judged 0.43-0.46, a hard negative 0.50; at weight 0.8 the
+    # 0.04 edge overturned the base's right top.  Within TIE_SPREAD over the base's top 5 the first hit stays first;
+    # the others are still fused.  A clear judgement (0.9 for d4) still reorders.
+    hits = [Hit(f"d{i}", s) for i, s in enumerate([19.28, 19.19, 18.31, 18.21, 17.07, 8.06])]
+    close = {"d0": 0.44, "d1": 0.45, "d2": 0.44, "d3": 0.45, "d4": 0.53, "d5": 0.47}
+    pinned, _ = OrLogReranker(FixedOracle(close), depth=6, tie_spread=0.1).rerank(parse_query('"x"'), hits)
+    loose, _ = OrLogReranker(FixedOracle(close), depth=6, tie_spread=0.0).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in loose][0] == "d4" and [h.docid for h in pinned][0] == "d0"
+    assert [h.docid for h in pinned][1:] == [h.docid for h in loose if h.docid != "d0"]  # the rest fused as before
+    clear = dict(close, d4=0.9)
+    moved, _ = OrLogReranker(FixedOracle(clear), depth=6, tie_spread=0.1).rerank(parse_query('"x"'), hits)
+    assert [h.docid for h in moved][0] == "d4"
+    # The default comes from the oracle, as the lift's does: the LLM oracle's is TIE_SPREAD, the others' 0.
+    assert OrLogReranker(FixedOracle(close)).tie_spread == 0.0 and LLMOracle.tie_spread == TIE_SPREAD == 0.1
+    with pytest.raises(ValueError, match="tie_spread"):
+        OrLogReranker(FixedOracle(close), tie_spread=2.0)
+
+
 def test_a_low_confidence_topic_keeps_more_of_the_base_score():
     # eval/longq14 lq05: the right article judged 0.305, a one-facet one 0.452 (nothing reaches the lift, nothing is
     # singled out); at weight 0.8 the one-facet article overturned a clear base margin, at LOW_CONFIDENCE_FUSION not.
@@ -523,8 +543,11 @@ def test_cli_glue(searcher, tmp_path, monkeypatch):
     assert (default.fusion, default.low_fusion, default.lift_ratio, default.lift_floor) \
         == (0.8, LOW_CONFIDENCE_FUSION, LIFT_RATIO, LIFT_FLOOR)
     given = build_reranker(parser.parse_args(["--rerank", "orlog", "--oracle", "leaf", "--rerank-fusion", "0.8",
-                                              "--rerank-lift-ratio", "3", "--rerank-lift-floor", "0"]))
-    assert (given.fusion, given.low_fusion, given.lift_ratio, given.lift_floor) == (0.8, 0.8, 3.0, 0.0)
+                                              "--rerank-lift-ratio", "3", "--rerank-lift-floor", "0",
+                                              "--rerank-tie-spread", "0.2"]))
+    assert (given.fusion, given.low_fusion, given.lift_ratio, given.lift_floor, given.tie_spread) \
+        == (0.8, 0.8, 3.0, 0.0, 0.2)
+    assert default.tie_spread == 0.0  # the leaf oracle's own default
 
 
 # --------------------------------------------------------------------------- real LM (optional)

@@ -16,11 +16,11 @@ from ._predicates import OrLogQuery, fill_statement, leaf_statement
 from ._problog import BACKENDS, CompiledFormula, available_backends, formula_program, program_posterior
 from ._reasoner import LLMReasoner, parse_answer
 from ._reranker import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, ORACLES,
-                        OrLogReranker, fuse, get_oracle)
+                        TIE_SPREAD, TIE_TOP, OrLogReranker, fuse, get_oracle)
 
 __all__ = [
     "BACKENDS", "CANDIDATE_SOURCES", "DEFAULT_FUSION", "DEFAULT_LAMBDA", "DEFAULT_LIFT", "DEFAULT_TAU", "KNOWLEDGE",
-    "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION",
+    "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "TIE_SPREAD", "TIE_TOP",
     "ORACLES", "CompiledFormula", "DenseOracle", "Entity", "LLMOracle", "LLMReasoner", "OrLogQuery",
     "OrLogReranker", "Oracle", "OracleError", "RerankStats", "RerankedHit", "add_rerank_arguments",
     "added_candidates", "apply_rerank", "available_backends", "build_reranker", "fill_statement", "fit_calibration",

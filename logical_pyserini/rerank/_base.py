@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from ._oracle import Entity, Oracle
 
 __all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "KNOWLEDGE", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "RerankStats",
-           "RerankedHit", "hit_title_text", "pool_hits", "searcher_doc_text_fn"]
+           "RerankedHit", "TIE_SPREAD", "TIE_TOP", "hit_title_text", "pool_hits", "searcher_doc_text_fn"]
 
 #: Posterior (or verdict) weight of a reranker's final score, against the scaled base score (see ``fuse``;
 #: measured in eval/results/orlog_llm.md and synthetic_llm.md).
@@ -42,6 +42,14 @@ LIFT_FLOOR = 0.25
 #: score keeps 30% instead of 20%, so a one-facet article judged 0.45 does not overturn four right answers judged
 #: 0.31 with a clear base margin (eval/longq14 lq05; eval/results/fusion.md).
 LOW_CONFIDENCE_FUSION = 0.7
+
+#: When the posteriors of the base run's top ``TIE_TOP`` candidates lie within this of one another, the model does not
+#: tell them apart, and the base's first candidate stays first (the others are fused as usual).  Mid-range posteriors
+#: close together (0.43-0.50 for four right articles and a hard negative) are neither low (the lift rules) nor a
+#: judgement; fused at weight 0.8 a 0.04 edge overturned the base's right top on longq21's first run.  The LLM
+#: oracle's default (``Oracle.tie_spread``); measured in eval/results/fusion.md (25th session).
+TIE_SPREAD = 0.1
+TIE_TOP = 5
 
 logger = logging.getLogger("logical_pyserini.rerank")
 

@@ -50,6 +50,10 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                    help="OrLog: nor lift a topic whose best posterior is below F to the power of its formula's "
                         "positive conjuncts (no hit judged likely: a low-confidence judgement, the base keeps its "
                         "weight); 0 disables; default 0.25.")
+    g.add_argument("--rerank-tie-spread", type=float, default=None, metavar="S",
+                   help="OrLog: when the posteriors of the base run's top 5 hits lie within S of one another, the "
+                        "model does not tell them apart and the base's first hit stays first; 0 disables; default "
+                        "0.1 for --oracle llm, 0 for leaf and dense.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "
@@ -106,6 +110,7 @@ def build_reranker(args: argparse.Namespace) -> BaseReranker | None:
         reranker = OrLogReranker(oracle, args.rerank_depth, args.knowledge, progress=progress, fusion=fusion,
                                  lift=lift, lift_ratio=LIFT_RATIO if ratio is None else ratio,
                                  lift_floor=LIFT_FLOOR if floor is None else floor,
+                                 tie_spread=getattr(args, "rerank_tie_spread", None),
                                  # an explicit --rerank-fusion holds for every query, low-confidence ones included
                                  low_fusion=None if getattr(args, "rerank_fusion", None) is None else fusion)
     else:

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..prompts import load_prompt
-from ._base import DEFAULT_LIFT
+from ._base import DEFAULT_LIFT, TIE_SPREAD
 from ._oracle import Entity, Oracle, OracleError, valuation_parts
 
 __all__ = ["LLMOracle"]
@@ -32,6 +32,7 @@ class LLMOracle(Oracle):
     """
 
     lift = DEFAULT_LIFT  # measured in eval/results/synthetic_llm.md
+    tie_spread = TIE_SPREAD  # measured in eval/results/fusion.md
 
     def __init__(self, model: Any, prompt: dict | None = None):
         super().__init__()

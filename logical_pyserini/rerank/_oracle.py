@@ -90,6 +90,10 @@ class Oracle:
         The reranker's default ``lift`` for this oracle (see ``fuse``): 0
         here; a language model's P(True), multiplied over conjuncts, leaves
         every candidate of a hard query low while still ordering them.
+    tie_spread : float
+        The reranker's default ``tie_spread`` (see ``fuse``): 0 here; a
+        language model's near-equal judgements of the base's top candidates
+        say nothing about which comes first.
     usage : dict
         Running counters: ``pairs``, ``prompt_tokens`` (tokens a plain,
         unshared prompt per pair would hold), ``computed_tokens`` (tokens
@@ -99,6 +103,7 @@ class Oracle:
     id: str = "oracle"
     prompt_version: str = ""
     lift: float = 0.0
+    tie_spread: float = 0.0
 
     def __init__(self) -> None:
         self.usage = {"pairs": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0}

@@ -10,8 +10,8 @@ import numpy as np
 from tqdm import tqdm
 
 from ..query import And, Not
-from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, BaseReranker,
-                    DocTextFn, RerankedHit, RerankStats)
+from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT, TIE_SPREAD,
+                    TIE_TOP, BaseReranker, DocTextFn, RerankedHit, RerankStats)
 from ._oracle import Entity, Oracle
 from ._predicates import OrLogQuery
 from ._problog import CompiledFormula, available_backends
@@ -19,11 +19,12 @@ from ._problog import CompiledFormula, available_backends
 logger = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_FUSION", "DEFAULT_LIFT", "LIFT_FLOOR", "LIFT_RATIO", "LOW_CONFIDENCE_FUSION", "ORACLES",
-           "OrLogReranker", "fuse", "get_oracle", "positive_conjuncts"]
+           "TIE_SPREAD", "TIE_TOP", "OrLogReranker", "fuse", "get_oracle", "positive_conjuncts"]
 
 
 def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift: float = 0.0,
-         lift_ratio: float = 0.0, low_weight: float | None = None, lift_floor: float = 0.0) -> np.ndarray:
+         lift_ratio: float = 0.0, low_weight: float | None = None, lift_floor: float = 0.0,
+         tie_spread: float = 0.0, tie_top: int = TIE_TOP) -> np.ndarray:
     """``weight * posterior + (1 - weight) * base``, the base min-max scaled to [0, 1].
 
     With ``weight < 1`` equal posteriors are ordered by the base score, and
@@ -47,6 +48,11 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     lifted whose best posterior is below it (no candidate judged likely at
     all); it counts as low-confidence too.
 
+    ``tie_spread``: when the posteriors of the base's top ``tie_top``
+    candidates lie within it of one another, the model does not tell them
+    apart: the base's first candidate stays first (its score is raised just
+    above the best), and the others are fused as usual.
+
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
     [0.06, 0.22]
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8, lift=0.5).round(3).tolist()
@@ -58,6 +64,10 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     >>> fuse([0.05, 0.11], [1.0, 0.5], 0.8, lift=0.5, lift_ratio=2.0, low_weight=0.7,
     ...      lift_floor=0.25).round(3).tolist()
     [0.335, 0.077]
+    >>> fuse([0.45, 0.52, 0.43], [19.3, 17.1, 8.1], 0.8).round(3).tolist()
+    [0.56, 0.577, 0.344]
+    >>> fuse([0.45, 0.52, 0.43], [19.3, 17.1, 8.1], 0.8, tie_spread=0.1).round(3).tolist()
+    [0.577, 0.577, 0.344]
     """
     p = np.asarray(posteriors, dtype=float)
     best = float(p.max()) if len(p) else 0.0
@@ -69,7 +79,11 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     b = np.asarray(base, dtype=float)
     span = float(b.max() - b.min()) if len(b) else 0.0
     scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
-    return weight * p + (1.0 - weight) * scaled
+    fused = weight * p + (1.0 - weight) * scaled
+    top = np.asarray(posteriors, dtype=float)[:tie_top]
+    if tie_spread > 0.0 and len(top) > 1 and float(top.max() - top.min()) < tie_spread:
+        fused[0] = float(fused.max()) + 1e-6  # near-equal judgements: no reason to overturn the base's first
+    return fused
 
 
 def positive_conjuncts(formula: Any) -> int:
@@ -180,6 +194,11 @@ class OrLogReranker(BaseReranker):
         power of its positive conjuncts (default ``LIFT_FLOOR``, 0.25; 0.0156
         for ``a AND b AND c``): no candidate is judged likely, so it is a
         low-confidence query.
+    tie_spread : float, optional
+        When the posteriors of the base's top ``TIE_TOP`` (5) hits lie within
+        this of one another, the base's first hit stays first (see
+        :func:`fuse`).  Default: the oracle's ``tie_spread`` (``TIE_SPREAD``,
+        0.1, for the LLM oracle; 0 for the leaf and dense ones).
     low_fusion : float, optional
         Posterior weight for such a low-confidence query (default
         ``LOW_CONFIDENCE_FUSION``, 0.7, when ``fusion`` is the default 0.8;
@@ -205,7 +224,8 @@ class OrLogReranker(BaseReranker):
     def __init__(self, oracle: Oracle, depth: int = 20, knowledge: str = "parametric+",
                  context_tokens: int = 256, backend: str | None = None, progress: bool = False,
                  oracle_batch: int = 64, fusion: float = DEFAULT_FUSION, lift: float | None = None,
-                 lift_ratio: float = LIFT_RATIO, low_fusion: float | None = None, lift_floor: float = LIFT_FLOOR):
+                 lift_ratio: float = LIFT_RATIO, low_fusion: float | None = None, lift_floor: float = LIFT_FLOOR,
+                 tie_spread: float | None = None):
         super().__init__(depth, knowledge, context_tokens)
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
@@ -223,6 +243,10 @@ class OrLogReranker(BaseReranker):
         if not 0.0 <= lift_floor <= 1.0:
             raise ValueError(f"lift_floor must be in [0, 1], got {lift_floor}")
         self.lift_floor = float(lift_floor)
+        tie_spread = float(getattr(oracle, "tie_spread", 0.0)) if tie_spread is None else tie_spread
+        if not 0.0 <= tie_spread <= 1.0:
+            raise ValueError(f"tie_spread must be in [0, 1], got {tie_spread}")
+        self.tie_spread = float(tie_spread)
         if low_fusion is None:
             low_fusion = LOW_CONFIDENCE_FUSION if self.fusion == DEFAULT_FUSION else self.fusion
         if not 0.0 <= low_fusion <= 1.0:
@@ -385,5 +409,5 @@ class OrLogReranker(BaseReranker):
         # Seed 000 accounting: one decoding-free forward pass per predicate, plus parsing amortised.
         stats.tokens_per_pair = len(q.atoms) + q.parse_tokens / len(top)
         fused = fuse(posteriors, [float(h.score) for h in top], self.fusion, self.lift, self.lift_ratio,
-                     self.low_fusion, self.lift_floor ** positive_conjuncts(q.formula))
+                     self.low_fusion, self.lift_floor ** positive_conjuncts(q.formula), self.tie_spread)
         return self._reorder(hits, fused, posteriors), stats

@@ -99,6 +99,7 @@ class SearchConfig:
     rerank_lift: float | None = None
     rerank_lift_ratio: float | None = None
     rerank_lift_floor: float | None = None
+    rerank_tie_spread: float | None = None
     rerank_add_dense: int = 0
     rerank_add_hybrid: int = 0
     oracle: str = "auto"
