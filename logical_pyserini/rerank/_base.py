@@ -43,11 +43,11 @@ LIFT_FLOOR = 0.25
 #: 0.31 with a clear base margin (eval/longq14 lq05; eval/results/fusion.md).
 LOW_CONFIDENCE_FUSION = 0.7
 
-#: When the posteriors of the base run's top ``TIE_TOP`` candidates lie within this of one another, the model does not
-#: tell them apart, and the base's first candidate stays first (the others are fused as usual).  Mid-range posteriors
-#: close together (0.43-0.50 for four right articles and a hard negative) are neither low (the lift rules) nor a
-#: judgement; fused at weight 0.8 a 0.04 edge overturned the base's right top on longq21's first run.  The LLM
-#: oracle's default (``Oracle.tie_spread``); measured in eval/results/fusion.md (25th session).
+#: When the posteriors (as lifted) of the base run's top ``TIE_TOP`` candidates lie within this of one another, the
+#: model does not tell them apart, and the base's first candidate stays first (the others are fused as usual).
+#: Mid-range posteriors close together (0.43-0.50 for four right articles and a hard negative) are neither low (the
+#: lift rules) nor a judgement; fused at weight 0.8 a 0.04 edge overturned the base's right top on longq21's first
+#: run.  The LLM oracle's default (``Oracle.tie_spread``); measured in eval/results/fusion.md (25th session).
 TIE_SPREAD = 0.1
 TIE_TOP = 5
 

@@ -49,9 +49,9 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     all); it counts as low-confidence too.
 
     ``tie_spread``: when the posteriors of the base's top ``tie_top``
-    candidates lie within it of one another, the model does not tell them
-    apart: the base's first candidate stays first (its score is raised just
-    above the best), and the others are fused as usual.
+    candidates (after any lift) lie within it of one another, the model does
+    not tell them apart: the base's first candidate stays first (its score
+    is raised just above the best), and the others are fused as usual.
 
     >>> fuse([0.075, 0.025], [0.0, 1.0], 0.8).round(3).tolist()
     [0.06, 0.22]
@@ -80,7 +80,7 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     span = float(b.max() - b.min()) if len(b) else 0.0
     scaled = (b - b.min()) / span if span > 0 else np.zeros_like(b)
     fused = weight * p + (1.0 - weight) * scaled
-    top = np.asarray(posteriors, dtype=float)[:tie_top]
+    top = p[:tie_top]  # as lifted: 0.075 against 0.025 (three conjuncts) is a judgement, not a tie
     if tie_spread > 0.0 and len(top) > 1 and float(top.max() - top.min()) < tie_spread:
         fused[0] = float(fused.max()) + 1e-6  # near-equal judgements: no reason to overturn the base's first
     return fused
