@@ -1059,3 +1059,18 @@ def test_guard_37_a_model_not_of_a_fact_is_dropped():
 ])
 def test_guard_38_keyword_runs_titles_and_situations(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+def test_guard_38_a_model_not_in_a_message_or_a_title_query_is_dropped():
+    # --rewrite llm on eval/cues/phrasings_q and r: the negative clause confirmed the model's NOT although the cue
+    # stands in an unquoted program message or opens a search-box query about a title
+    assert guard_decision(_rw("fatal: not a git repository (or any of the parent directories)",
+                              '"git error" AND NOT "git repository"'), propose=True).kept == ()
+    assert guard_decision(_rw("never gonna give you up lyrics", '"lyrics" AND NOT "gonna give up"'),
+                          propose=True).kept == ()
+    # a query with no title word keeps its exclusion, and a cue opening a run of keywords names its first word only
+    assert guard_decision(_rw("no mushrooms lasagna recipe", '"lasagna recipe" AND NOT "mushrooms"'),
+                          propose=True).kept == ("mushrooms",)
+    assert _scope_texts("no nuts brownie recipe for kids") == ["nuts"]
+    assert _scope_texts("ditch the onions chicken curry recipe") == ["the onions"]
+    assert _scope_texts("no onions or garlic soup recipe") == ["onions or garlic"]

@@ -32,6 +32,7 @@ rewrites alike.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -723,9 +724,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     plain = _plain(question)
     written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
-    quoted = _quoted_tokens(plain) | _message_tokens(tokens, cues)
-    if tokens and _keyword_query(tokens, cues) and cues.title_media & set(tokens):
-        quoted.add(0)  # "never gonna give you up lyrics", "skip the dishes promo code": a title opens the query
+    quoted = _unread_tokens(plain, tokens, cues)
     sentence_start = 0
     scopes = []
     i = 0
@@ -850,6 +849,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
+            k = n + sum(1 for _ in itertools.takewhile(lambda t: t in cues.determiners, tokens[n:]))
+            if i == 0 and end == len(tokens) and end - n > 2 and k < end and _plural(tokens[k]) \
+                    and _keyword_query(tokens, cues):
+                # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
+                # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
+                # is an attribute of what is asked for ("no bake cheesecake recipe", "no deposit car finance")
+                end = min(len(tokens), k + (3 if k + 2 < len(tokens) and tokens[k + 1] in ("and", "or") else 1))
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
@@ -1426,11 +1432,26 @@ def _own_thing(tokens: list[str], k: int, cues: _Cues) -> bool:
     return False
 
 
+def _plural(word: str) -> bool:
+    """A plural noun by its ending: "nuts", "onions" (not "glass", "hummus", "analysis")."""
+    return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
 def _keyword_query(tokens: list[str], cues: _Cues) -> bool:
     """True for a search-box query: one run of at most 25 words with no punctuation inside it and no personal word
     ("first time buyer mortgage lenders santander is a no-go")."""
     words = [t for t in tokens if t[0].isalnum()]
     return len(words) <= 25 and all(t[0].isalnum() for t in tokens[:-1]) and not cues.personal & set(tokens)
+
+
+def _unread_tokens(plain: str, tokens: list[str], cues: _Cues) -> set[int]:
+    """Positions whose cue words say nothing about what to leave out: words in quotation marks, a program's message
+    (:func:`_message_tokens`) and the first word of a search-box query about a title ("never gonna give you up
+    lyrics", "skip the dishes promo code": the query names one of ``title_media_words``)."""
+    unread = _quoted_tokens(plain) | _message_tokens(tokens, cues)
+    if tokens and _keyword_query(tokens, cues) and cues.title_media & set(tokens):
+        unread.add(0)
+    return unread
 
 
 def _message_tokens(tokens: list[str], cues: _Cues) -> set[int]:
@@ -1547,7 +1568,7 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     plain = _plain(question)
     written = _TOKEN.findall(plain)
     tokens = [t.lower() for t in written]
-    quoted = _quoted_tokens(plain)
+    quoted = _unread_tokens(plain, tokens, cues)
     spans, start, sentence_start = [], 0, 0
     for j in range(len(tokens) + 1):
         if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
