@@ -849,13 +849,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            k = n + sum(1 for _ in itertools.takewhile(lambda t: t in cues.determiners, tokens[n:]))
-            if i == 0 and end == len(tokens) and end - n > 2 and k < end and _plural(tokens[k]) \
-                    and _keyword_query(tokens, cues):
+            if i == 0 and end == len(tokens) and end - n > 2 and _keyword_query(tokens, cues):
                 # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
                 # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
                 # is an attribute of what is asked for ("no bake cheesecake recipe", "no deposit car finance")
-                end = min(len(tokens), k + (3 if k + 2 < len(tokens) and tokens[k + 1] in ("and", "or") else 1))
+                k = n + sum(1 for _ in itertools.takewhile(lambda t: t in cues.determiners, tokens[n:]))
+                if k < end and _plural(tokens[k]):
+                    end = min(len(tokens), k + (3 if k + 2 < len(tokens) and tokens[k + 1] in ("and", "or") else 1))
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
