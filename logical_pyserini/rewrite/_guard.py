@@ -1037,10 +1037,16 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # "the pilot light won't stay lit": how the thing is
     if auxiliary and named and i + n < len(tokens) and tokens[i + n] in cues.loose and all(map(how, named)):
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
-    if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
-        return False
     # "novels that are not illustrated", "movies that aren't found footage": a property asked for
     in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
+    if tokens[i] == "not" and n == 1 and not in_relative:
+        v = i + 1
+        while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
+            v += 1
+        if v < end and tokens[v] == "from" and i > 0 and tokens[i - 1] in cues.copulas:
+            return True  # "my certificate is not from the approved list": where something comes from, a fact
+    if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
+        return False
     if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status and not in_relative:
         return True  # "404 not found error on my site", "train isn't showing on the app": a status message
     past = _match(tokens, i, cues.past_negations) == n or perfect or (
