@@ -86,6 +86,13 @@ def fuse(posteriors: Sequence[float], base: Sequence[float], weight: float, lift
     return fused
 
 
+def _unit(name: str, value: float) -> float:
+    """``value`` as a float, or a ValueError naming ``name`` when it lies outside [0, 1]."""
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return float(value)
+
+
 def positive_conjuncts(formula: Any) -> int:
     """How many positive conjuncts a formula's top-level conjunction has (at least 1): the lift floor holds per
     conjunct, since a product of n judgements is low even when each is fair ("table tennis AND golf AND ice cream"
@@ -230,28 +237,18 @@ class OrLogReranker(BaseReranker):
         if not hasattr(oracle, "plausibilities"):
             raise TypeError(f"{type(oracle).__name__} is not an oracle (no plausibilities method)")
         self.oracle = oracle
-        if not 0.0 <= fusion <= 1.0:
-            raise ValueError(f"fusion must be in [0, 1], got {fusion}")
-        self.fusion = float(fusion)
-        lift = float(getattr(oracle, "lift", 0.0)) if lift is None else lift
-        if not 0.0 <= lift <= 1.0:
-            raise ValueError(f"lift must be in [0, 1], got {lift}")
-        self.lift = float(lift)
+        self.fusion = _unit("fusion", fusion)
+        # the lift and the tie spread default to the oracle's own (an LLM's P(True) needs them, leaf scores do not)
+        self.lift = _unit("lift", float(getattr(oracle, "lift", 0.0)) if lift is None else lift)
         if lift_ratio < 0.0:
             raise ValueError(f"lift_ratio must be >= 0, got {lift_ratio}")
         self.lift_ratio = float(lift_ratio)
-        if not 0.0 <= lift_floor <= 1.0:
-            raise ValueError(f"lift_floor must be in [0, 1], got {lift_floor}")
-        self.lift_floor = float(lift_floor)
-        tie_spread = float(getattr(oracle, "tie_spread", 0.0)) if tie_spread is None else tie_spread
-        if not 0.0 <= tie_spread <= 1.0:
-            raise ValueError(f"tie_spread must be in [0, 1], got {tie_spread}")
-        self.tie_spread = float(tie_spread)
+        self.lift_floor = _unit("lift_floor", lift_floor)
+        self.tie_spread = _unit("tie_spread",
+                                float(getattr(oracle, "tie_spread", 0.0)) if tie_spread is None else tie_spread)
         if low_fusion is None:
             low_fusion = LOW_CONFIDENCE_FUSION if self.fusion == DEFAULT_FUSION else self.fusion
-        if not 0.0 <= low_fusion <= 1.0:
-            raise ValueError(f"low_fusion must be in [0, 1], got {low_fusion}")
-        self.low_fusion = float(low_fusion)
+        self.low_fusion = _unit("low_fusion", low_fusion)
         backends = available_backends()
         if not backends:
             raise RuntimeError("no ProbLog knowledge compiler available (install pysdd for sdd)")

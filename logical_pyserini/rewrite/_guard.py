@@ -1283,8 +1283,11 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
                                               and tokens[j - 1] == "there")):
         return True
     w = k - 1
-    while w > 2 and tokens[w] == "and" and any(tokens[v] == "no" for v in range(max(0, w - 4), w)):
-        w = max(v for v in range(max(0, w - 4), w) if tokens[v] == "no") - 1  # "with no shed and no water butt"
+    while w > 2 and tokens[w] == "and":  # back over "no X and": "with no shed and no water butt"
+        before = next((v for v in range(w - 1, max(-1, w - 5), -1) if tokens[v] == "no"), None)
+        if before is None:
+            break
+        w = before - 1
     if w >= 0 and tokens[w] == "with":
         return True
     # the symptom noun heads its phrase: "no video" is reported, "no video courses" are left out
