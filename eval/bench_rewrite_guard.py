@@ -57,12 +57,15 @@ def _section(title: str, qrels: Path, meta: Path, paths: dict[str, Path], field:
     worse = []
     for name, path in paths.items():
         vals = per_query_values(qrels, path, "nDCG@10")
-        worse.append(f"| {name} | {sum(vals[q]['nDCG@10'] < base[q]['nDCG@10'] - 1e-9 for q in base)} | "
-                     f"{sum(vals[q]['nDCG@10'] > base[q]['nDCG@10'] + 1e-9 for q in base)} |")
+        below = sorted(q for q in base if vals[q]["nDCG@10"] < base[q]["nDCG@10"] - 1e-9)
+        # Name the questions below plain BM25 (with the drop): they are what a reader checks first.
+        named = ", ".join(f"{q} ({vals[q]['nDCG@10'] - base[q]['nDCG@10']:+.3f})" for q in below)
+        worse.append(f"| {name} | {len(below)} | "
+                     f"{sum(vals[q]['nDCG@10'] > base[q]['nDCG@10'] + 1e-9 for q in base)} | {named} |")
     tests = sign_tests(qrels, paths, "nDCG@10 P@1", None, groups)
     return [f"## {title}", "", format_table(rows, field), "",
             "Questions ranked worse / better than plain BM25 on the question (nDCG@10):", "",
-            "| run | worse | better |", "|---|---:|---:|", *worse, "",
+            "| run | worse | better | questions worse |", "|---|---:|---:|---|", *worse, "",
             "Paired two-tailed sign tests against plain BM25:", "", format_sign_tests(tests, field), ""]
 
 
