@@ -1085,3 +1085,31 @@ def test_guard_38_a_model_not_in_a_message_or_a_title_query_is_dropped():
 ])
 def test_guard_40_participles_and_origins(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-41 (after the first runs of the held-out eval/cues/phrasings_s and eval/longq23): reports, others' doings
+    # and states are no exclusions ...
+    ("I've seen adhesive strips and picture rail hooks mentioned but don't know which can take 12kg.", []),
+    ("Crypto is not an option for me, I've seen too many mates get burned.", ["crypto"]),
+    ("Also I read that many small restaurants don't accept cards, is this still true?", []),
+    ("He cruises along the couch and crawls like a champ but won't let go of anything.", []),
+    ("Slow cooker recipes for winter, the kids won't eat anything spicy.", ["anything spicy"]),  # a taste: excluded
+    ("Reviewers of my last paper said the writing is not logical.", []),
+    ("How to synthesise papers instead of only summarizing each one?", []),
+    ("no bake cheesecake with condensed milk", []),
+    # ... and what a cue excludes is the thing, not the kind of answer or the speaker
+    ("Our team removed it, so please no answers using pandas.", ["pandas"]),
+    ("Ibuprofen gave me a bleed, so my GP has told me to stay well clear of it.", ["ibuprofen", ""]),  # not "GP"
+    ("avoid ryanair flights dublin to rome", ["ryanair"]),
+    ("used suvs under 15k ford is off the table", ["ford"]),
+    ("budget airlines in SE Asia. AirAsia? never again.", ["airasia"]),
+    ("hiking trails colorado, fourteeners are not my thing", ["fourteeners"]),
+])
+def test_guard_41_reports_others_and_attributes(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_41_no_errors_in_a_log_is_a_symptom_not_an_exclusion():
+    q = "my react app works fine locally but after deploying the page is blank, no errors in the build log. any idea?"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()

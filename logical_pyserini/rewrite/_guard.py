@@ -178,6 +178,11 @@ class _Cues:
     title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
     identity_nouns: frozenset[str] = frozenset()  # "im not a spreadsheet person": who the asker is
     commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
+    perception: frozenset[str] = frozenset()  # "I've seen X": the verb of an experience cue ("seen", "read")
+    reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
+    meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
+    meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
+    refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -369,6 +374,11 @@ def _cues() -> _Cues:
         title_media=words("title_media_words"),
         identity_nouns=words("identity_nouns"),
         commands=words("command_words"),
+        perception=words("perception_cue_verbs"),
+        reports=words("report_words"),
+        meta_nouns=words("meta_nouns"),
+        meta_links=seqs("meta_links"),
+        refusals=words("refusal_verbs"),
     )
 
 
@@ -747,6 +757,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
                 n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
+            if n and tokens[i : i + n] == ["instead", "of"]:
+                g = i + n
+                while g < len(tokens) and (tokens[g] in cues.intensifiers or _adverb(tokens[g], cues)
+                                           or tokens[g] in ("only", "just", "simply", "merely")):
+                    g += 1
+                if g < len(tokens) and _gerund(tokens[g], cues) and tokens[g] not in cues.topic_gerunds:
+                    n = 0  # "synthesise papers instead of only summarizing each one": how, not what
             if n and _match(tokens, i, cues.wish_negations) and _asks_fact(tokens, sentence_start, i, cues) \
                     and not (i > 0 and tokens[i - 1] in cues.personal):
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
@@ -820,18 +837,25 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                          or _and_between_names(written, start, start - 1, cues, back=True)
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
+            stop = i
             if start == 0 and i >= 4 and _keyword_query(tokens, cues):
                 # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
-                start = i - 1 - int(tokens[i - 1] in tokens[: i - 1])
+                last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
+                start, stop = last - 1 - int(tokens[last - 1] in tokens[: last - 1]), last
+            if start == i == sentence_start and i > 1 and tokens[i - 1] in _SENTENCE_END:
+                # "AirAsia? never again.": a cue alone after a sentence of one to three names scopes them
+                ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END), default=0)
+                if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() for w in written[ps : i - 1]):
+                    start, stop = ps, i - 1
             back = None
-            if all(t in cues.loose for t in tokens[start:i]):  # "so that one is off the table"
+            if all(t in cues.loose for t in tokens[start:stop]):  # "so that one is off the table"
                 p = start
                 while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
-            scopes.append((i, i + n, *back) if back else (i, i + n, start, i))
+            scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
             end = item = i + n
@@ -854,8 +878,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
                 # is an attribute of what is asked for ("no bake cheesecake recipe", "no deposit car finance")
                 k = n + sum(1 for _ in itertools.takewhile(lambda t: t in cues.determiners, tokens[n:]))
-                if k < end and _plural(tokens[k]):
+                if k < end and (_plural(tokens[k]) or tokens[i + n - 1] not in ("no", "not")):
+                    # "avoid ryanair flights dublin to rome": a verb's object is its first word
                     end = min(len(tokens), k + (3 if k + 2 < len(tokens) and tokens[k + 1] in ("and", "or") else 1))
+                elif kind == "weak":  # "no bake": an attribute; a NOT of the whole query would sink every answer
+                    i += n
+                    continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
@@ -865,6 +893,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
                       or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
                       or (kind == "strong" and _own_thing(tokens, i + n, cues))
+                      or (kind == "strong" and _reported(tokens, i, n, cues))
+                      or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
@@ -884,6 +914,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
                         and tokens[i + n + 1] in cues.prepositions:
                     verb = 2
+                # "please no answers using pandas": the kind of answer leaves with the cue, its link too
+                if not verb and i + n + 1 < end and tokens[i + n] in cues.meta_nouns:
+                    link = _match(tokens, i + n + 1, cues.meta_links)
+                    verb = 1 + link if link and i + n + 1 + link < end else 0
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
@@ -1045,6 +1079,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
             v += 1
         if v < end and tokens[v] == "from" and i > 0 and tokens[i - 1] in cues.copulas:
             return True  # "my certificate is not from the approved list": where something comes from, a fact
+        if v == end - 1 and i > 0 and tokens[i - 1] in cues.copulas and tokens[v] not in cues.loose \
+                and tokens[v] not in cues.prepositions:
+            return True  # "reviewers said the writing is not logical": one word after a copula says how it is
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
     if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status and not in_relative:
@@ -1441,6 +1478,43 @@ def _own_thing(tokens: list[str], k: int, cues: _Cues) -> bool:
     return False
 
 
+def _reported(tokens: list[str], i: int, n: int, cues: _Cues) -> bool:
+    """True when an experience cue ("I've seen", "I have read") ending at ``i + n`` reports what the asker saw others
+    say or do before the end of its clause ("I've seen adhesive strips mentioned", "I've seen too many mates get
+    burned"), not a title already seen ("I've seen Inception")."""
+    if tokens[i + n - 1] not in cues.perception:
+        return False
+    end = i + n
+    while end < len(tokens) and tokens[end][0].isalnum():
+        end += 1
+    return bool(cues.reports & set(tokens[i + n : end]))
+
+
+def _others_event(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int, end: int,
+                  cues: _Cues) -> bool:
+    """True when an auxiliary negation ("don't", "won't") tells what someone other than the asker does: its subject
+    is a third person ("He ... but won't let go of anything") or a plural noun phrase ("many small restaurants don't
+    accept cards"), and its verb is no taste ("the kids don't like mushrooms", "won't eat anything spicy" still
+    exclude)."""
+    if _match(tokens, i, cues.auxiliaries) != n or i + n >= end or tokens[i + n] in cues.preference_verbs \
+            or tokens[i + n] in cues.ability_verbs or tokens[i + n] in cues.refusals:  # "the kids won't eat X"
+        return False
+    start = _clause_start(tokens, sentence_start, i, cues)
+    for k in range(i - 2, start, -1):  # "I read that many small restaurants ...": the reported clause's subject
+        if tokens[k] == "that" and (tokens[k - 1] in cues.reporting or tokens[k - 1] in cues.perception):
+            start = k + 1
+            break
+    subject = tokens[start:i]
+    if not subject and i > sentence_start and tokens[i - 1] in ("but", "and"):
+        # an elided subject is the sentence's first word: "He cruises ... and crawls ... but won't let go"
+        return tokens[sentence_start] in cues.third_persons | {"it", "they"}
+    if not subject or len(subject) > 5 or cues.personal & set(subject) or cues.relative & set(subject):
+        return False
+    head = written[i - 1]
+    return tokens[i - 1] in cues.third_persons | {"they"} or (
+        head.isalpha() and head.islower() and _plural(head) and len(head) > 3 and head not in cues.loose)
+
+
 def _plural(word: str) -> bool:
     """A plural noun by its ending: "nuts", "onions" (not "glass", "hummus", "analysis")."""
     return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
@@ -1767,6 +1841,9 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
         if k >= first and written[k].lower() in ("and", "or") and name(k - 1):
             start = k - 1
             continue
+        if start > sentence_start and written[start - 1].lower() in cues.personal:
+            # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
+            return _named_object(written, sentence_start, start - 1, cues)
         return start, end
 
 
@@ -1774,7 +1851,8 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     """The sentence's first word as the one name an anaphor can point to, when no other word of the sentence is a
     name: capitalised, no function word, and the word after it written lower-case ("Java feels super verbose to me
     and I tried it in college and hated it", "Geico raised our rate twice so they're off the table"; not "Seen
-    Schitt's Creek already", nor "Honestly I hated it", nor "Between the fee and the apps it costs ...")."""
+    Schitt's Creek already", nor "Honestly I hated it", nor "Between the fee and the apps it costs ...", nor "Two
+    years ago ibuprofen gave me ...")."""
     k = sentence_start
     if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
         return None
@@ -1782,6 +1860,7 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     if not low.isalpha() or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
             or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
             or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
+            or low in cues.time_determiners \
             or low in cues.wish or low in cues.preference_verbs or _match([low], 0, cues.weak) \
             or _match([low], 0, cues.strong):
         return None
