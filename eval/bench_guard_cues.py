@@ -79,7 +79,7 @@ def main(argv=None) -> None:
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
     args = p.parse_args(argv)
     from logical_pyserini.rewrite import get_rewriter
-    from logical_pyserini.rewrite._guard import _cues
+    from logical_pyserini.rewrite._guard._text import _cues
 
     # One rewriter for every file: a model is loaded once.
     rw = get_rewriter(args.rewriter, **({"cache": args.model_cache} if args.model_cache and args.rewriter != "rules"

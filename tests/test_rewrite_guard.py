@@ -7,7 +7,7 @@ import pytest
 from logical_pyserini.query import And, Not, Or, Term, iter_terms, parse_query
 from logical_pyserini.rewrite import (Rewrite, RuleRewriter, exclusion_scopes, guard_decision, guard_rewrite,
                                      negative_clauses)
-from logical_pyserini.rewrite._guard import _scoped_tokens
+from logical_pyserini.rewrite._guard._scopes import _scoped_tokens
 
 
 def _rw(question: str, query: str, source: str = "llm") -> Rewrite:
@@ -493,7 +493,7 @@ def test_guard_17_quotations_and_a_question_after_a_colon(question, scoped):
 
 def test_every_cue_list_lands_in_its_own_field():
     # each field is filled from its own guard.json key
-    from logical_pyserini.rewrite._guard import _cues
+    from logical_pyserini.rewrite._guard._text import _cues
     c = _cues()
     assert c.premise == {"already"} and c.consequence == {"so"} and "well" in c.need_adverbs
     assert "the" in c.determiners and "really" in c.intensifiers and "which" in c.interrogatives
@@ -538,7 +538,7 @@ def test_guard_18_cues_imperatives_and_elided_objects(question, scoped):
 
 
 def test_guard_18_fields():
-    from logical_pyserini.rewrite._guard import _cues
+    from logical_pyserini.rewrite._guard._text import _cues
     c = _cues()
     assert ("ignore",) in c.imperative and "please" in c.openers and "avoiding" in c.volitional
     assert "to" in c.name_links and "cause" in c.boundary

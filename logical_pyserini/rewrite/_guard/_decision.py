@@ -1,0 +1,222 @@
+"""The guard itself: which of a rewrite's NOTs the question confirms, and the safe rewrite built from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
+from .._types import Rewrite
+from ._text import _Cues, _SENTENCE_END, _cues, _match, _words
+from ._situations import _clause_state, _contrast, _negated_action
+from ._scopes import _items, _scoped_tokens, negative_clauses
+
+
+#: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
+GUARD_MODES = ("off", "on", "propose")
+_MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose NOT may rest on a clause it read
+
+
+@dataclass(frozen=True)
+class GuardDecision:
+    """What :func:`guard_rewrite` did: the new tree and why."""
+
+    tree: Node
+    mode: str  # "structure" (reliable parse kept), "question" (whole question as positive leaf) or "plain"
+    kept: tuple[str, ...]  # the exclusions kept (their words)
+    dropped: tuple[str, ...]  # the rewrite's negated leaves the question does not confirm
+
+
+def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
+    """Decide the safe tree for ``rewrite`` (see the module docstring).
+
+    With ``propose``, an exclusion the question states in a cue's scope is added
+    even when the rewrite missed it ("Humphrey Bogart is off the table").
+    """
+    cues = _cues()
+    question = normalize_text(rewrite.question)
+    tokens, scopes, in_scope = _scoped_tokens(question)
+    lower = [t.lower() for t in tokens]
+    scope_words = {lower[j] for j in in_scope}
+    outside_words = {w for j, w in enumerate(lower) if j not in in_scope and w[0].isalnum()}
+
+    kept: list[list[str]] = []
+    dropped: list[str] = []
+    cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
+    said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
+    for term, negated in iter_terms(rewrite.tree):
+        if not negated:
+            continue
+        words = _words(term.text)
+        core = _unshared(words, [w for w in words if w in scope_words and w not in cues.ignore], outside_words)
+        top = _top_level_negation(rewrite.tree, term)
+        if core and len(core) <= cues.max_constraint_words and top:
+            if not any(set(core) <= set(k) for k in kept):
+                kept.append(core)
+        elif top and rewrite.source in _MODEL_SOURCES and (
+                said := _said_in_negative_clause(term, question, tokens, cue_tokens, cues)):
+            core = [lower[j] for j in said]
+            if not any(set(core) <= set(k) for k in kept):
+                kept.append(core)
+                said_at[tuple(core)] = said
+        else:
+            dropped.append(term.text)
+    if propose:  # exclusions the question states that the rewrite missed
+        for cs, ce, start, end in scopes:
+            weak = _contrast(lower, tokens, cs, ce, cues)
+            for item in _items(lower, start, end, cues):
+                named = [w for w in item if w not in cues.ignore]
+                # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word:
+                # then the question names the excluded thing outside the exclusion too ("Hostas are everywhere,
+                # so ... other than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't
+                # about Iceland").
+                core = _unshared(item, named, outside_words) or ([] if weak else named)
+                if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
+                    # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
+                    # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
+                    kept = [k for k in kept if not set(k) < set(core)] + [core]
+    # Write each kept exclusion with the question's own spelling, in the question's order.
+    spelled = []
+    for core in kept:
+        js = said_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
+        spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
+    excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
+    said = {j for core in kept for j in said_at.get(tuple(core), ())}
+    # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
+    # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
+    removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
+               for j in _span(lower, cs, ce, s, e)}
+    positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
+
+    structure = _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
+    if structure is not None:
+        positive, mode = structure, "structure"
+    elif kept:
+        positive, mode = Term(positive_text or question), "question"
+    else:
+        return GuardDecision(Term(question), "plain", (), tuple(dropped))
+    nots = tuple(Not(Term(text)) for text in spelled)
+    tree = And((positive, *nots)) if nots else positive
+    if isinstance(tree, And):  # flatten a positive And into the conjunction
+        children = []
+        for c in tree.children:
+            children.extend(c.children if isinstance(c, And) else (c,))
+        tree = And(tuple(children))
+    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
+
+
+def _unshared(item: list[str], named: list[str], outside: set[str]) -> list[str]:
+    """The words ``named`` of an excluded item (``item``, its words with filler) that the question does not use
+    outside the exclusion: a shared word is the head the question asks for ("museums that are not *art* museums"
+    excludes art museums, not museums; "not novels about exile" excludes exile).  One exception: an item of two
+    words whose shared first word stands right before the other, as a name before its class ("anything but amd gpus"
+    after "issues with amd cards"), stays whole; without the name it would exclude the whole class asked for.  A
+    verb form or a number there ("not serving seafood", "1970s drama") shares the request's head, so it goes."""
+    core = [w for w in named if w not in outside]
+    if len(named) == 2 and core == named[1:] and named[0].isalpha() and not named[0].endswith(("ing", "ed")) \
+            and item.index(named[1]) == item.index(named[0]) + 1:
+        return named
+    return core
+
+
+def _span(lower: list[str], cs: int, ce: int, s: int, e: int) -> set[int]:
+    """The tokens a kept scope takes out of the positive text: cue and scope with what lies between them in one
+    sentence (a trailing cue follows its scope: "X is off the table"); an anaphor in a later sentence ("... Shopify
+    ... Anything except that one.") takes only the two, not the sentences between."""
+    lo, hi = min(cs, s), max(ce, e)
+    if any(t in _SENTENCE_END for t in lower[lo:hi]):
+        return set(range(s, e)) | set(range(cs, ce))
+    return set(range(lo, hi))
+
+
+def _said_in_negative_clause(term: Term, question: str, written: list[str], cue_tokens: set[int],
+                              cues: _Cues) -> list[int] | None:
+    """Positions of a NOT leaf's words in the one negative clause (:func:`negative_clauses`) that holds them all,
+    when the question uses each of them once and they are at most ``max_constraint_words``; else None.
+
+    This confirms a rewrite's exclusion that no cue's scope reaches ("I already know the Camargue, so exclude it":
+    a model reads the anaphor; the scope of "exclude" holds only "it").  A leaf that copies the negative word or
+    a cue ("NOT "my shelf already"", "NOT "an option for me"") names no excluded thing, nor does a verb whose object
+    is a pronoun ("NOT "eat"" for "my kids won't eat it", :func:`_negated_action`), nor a verb alone after an auxiliary
+    ("NOT "send"" for "please don't send anything about those"): not confirmed."""
+    said = _words(term.text)
+    words = list(dict.fromkeys(w for w in said if w not in cues.loose))
+    if not words or len(words) > cues.max_constraint_words or cues.negative & set(said):
+        return None
+    lower = [t.lower() for t in written]
+    for start, end in negative_clauses(question):  # only for a model NOT no scope confirmed: rare, so not up front
+        at = [j for j in range(start, end) if lower[j] in words and j not in cue_tokens]
+        if {lower[j] for j in at} == set(words) and all(lower.count(w) == 1 for w in words):
+            verb = len(at) == 1 and any(_match(lower, at[0] - k, cues.auxiliaries) == k for k in (1, 2) if at[0] >= k)
+            # a state right after its negation, as a cue's scope would read it: "refund still not received"
+            state = at == list(range(at[0], at[-1] + 1)) and any(
+                _match(lower, at[0] - k, cues.weak) == k and _clause_state(lower, written, at[0] - k, at[-1] + 1, cues)
+                for k in (1, 2) if at[0] >= k)
+            return None if verb or state or _negated_action(lower, written, at[0], at[-1] + 1, cues) else at
+    return None
+
+
+def _top_level_negation(tree: Node, term: Term) -> bool:
+    """True when ``term`` sits under a NOT that is the root or one of its conjuncts (``a AND NOT (b OR c)``)."""
+    roots = tree.children if isinstance(tree, And) else (tree,)
+    for child in roots:
+        if isinstance(child, Not) and any(t.key == term.key for t in distinct_terms(child.child)):
+            return not any(n for _, n in iter_terms(child.child))  # no double negation inside
+    return False
+
+
+def _reliable_positive(tree: Node, lower: list[str], in_scope: set[int], cue_tokens: set[int],
+                       cues: _Cues) -> Node | None:
+    """The rewrite's positive part when the parse can be trusted, else None.
+
+    Trusted: a noun-phrase query (one sentence, no question mark, no personal
+    word such as "I" or "my", not opening like a sentence:
+    "which", "please", ...) of at most ``reliable_max_words`` content words;
+    every NOT a top-level conjunct; positive leaves made only of the question's
+    own words outside its exclusion scopes (a model's paraphrase is not
+    trusted), covering every content word outside those scopes (nothing of the
+    need is lost).
+    """
+    content = {w for j, w in enumerate(lower) if w[0].isalnum() and w not in cues.ignore and j not in in_scope
+               and j not in cue_tokens}
+    if (len(content) > cues.reliable_max_words or any(t in _SENTENCE_END for t in lower[:-1]) or "?" in lower
+            or cues.personal & set(lower) or not lower or lower[0] in cues.sentence_starts):
+        return None
+    children = tree.children if isinstance(tree, And) else (tree,)
+    positive = tuple(c for c in children if not isinstance(c, Not))
+    if not positive or any(n for c in positive for _, n in iter_terms(c)):
+        return None
+    # The words a leaf may use: neither the exclusions nor their cues.
+    allowed = {w for j, w in enumerate(lower) if j not in in_scope and j not in cue_tokens}
+    covered: set[str] = set()
+    for c in positive:
+        for term, _ in iter_terms(c):
+            words = _words(term.text)
+            if not _phrase_of(words, allowed, cues.stopwords):
+                return None
+            covered |= set(words)
+    if not content <= covered:
+        return None
+    return positive[0] if len(positive) == 1 else And(positive)
+
+
+def _phrase_of(words: list[str], allowed: set[str], stopwords: frozenset[str]) -> bool:
+    """True when ``words`` can be a phrase of the question: only its allowed words, neither starting nor ending
+    with a stopword.  A leaf cut at the wrong place fails: "Famous bridges designed by engineers in but I",
+    "Novels set in but", "Films that won an award and"."""
+    return bool(words) and words[0] not in stopwords and words[-1] not in stopwords and set(words) <= allowed
+
+
+def guard_rewrite(rewrite: Rewrite, mode: str = "propose") -> Rewrite:
+    """The guarded rewrite: the question as positive leaf (or a reliable parse) plus confirmed exclusions.
+
+    Works on the result of any rewriter (rules, model, cache); the source is
+    kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``).
+    """
+    if mode not in GUARD_MODES:
+        raise ValueError(f"unknown guard mode {mode!r}; expected one of {GUARD_MODES}")
+    if mode == "off":
+        return rewrite
+    decision = guard_decision(rewrite, propose=mode == "propose")
+    if decision.tree == rewrite.tree:  # kept as is: so are the rewriter's predicates and parse cost
+        return rewrite
+    return Rewrite.from_tree(rewrite.question, decision.tree, rewrite.source)

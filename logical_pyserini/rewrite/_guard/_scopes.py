@@ -1,0 +1,464 @@
+"""Exclusion scopes: what each cue of a question excludes, and the clauses that say what not to return."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_start, _cues, _gerund, _inside, _match,
+                    _plain, _plural, _words)
+from ._situations import (_amount_qualifier, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
+                          _harms_asker, _keyword_query, _match_intensified, _match_trailing, _negated_action,
+                          _negated_state, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
+                          _reported, _reports_absence, _silenced, _states_fact, _time_phrase, _tried_object,
+                          _unread_tokens)
+
+
+def _operator_cues(question: str) -> tuple[list[int], list[int]]:
+    """Token positions of the question's disjunction cues and of its exclusion cues (strong or weak)."""
+    cues = _cues()
+    tokens = _words(question)
+    ors = [i for i in range(len(tokens)) if _match(tokens, i, cues.disjunction)]
+    exclusions = [i for i in range(len(tokens)) if _match(tokens, i, cues.strong) or _match(tokens, i, cues.weak)]
+    return ors, exclusions
+
+
+def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
+    """Exclusion scopes of a question: ``(cue_start, cue_end, scope_start, scope_end)`` token spans.
+
+    Tokens are words and punctuation of ``question`` (lower-cased).  A scope runs
+    from its cue to the next punctuation mark or boundary word (at most
+    ``max_scope_words`` tokens per item of a list joined by "or" / "as well
+    as"; a relative word right after filler does not end it: "not the ones
+    that talk about X"); a trailing cue ("X is off the table") scopes
+    backwards, and so does a cue followed only by anaphors to the end of its
+    sentence, to the sentence's named subject ("Edinburgh Castle is too
+    crowded, so not that one"); a split cue encloses its scope ("leave
+    pesticides out of it"); "and" between names continues a list ("excluding
+    Tokyo and Seoul").  Weak cues ("not", "without") count only in a request,
+    not in a sentence that asks about a fact ("Why do cats not like water?"),
+    not right after "when" / "if" or a verb of getting by ("plants that
+    survive without much light"), not capitalised inside a sentence (a
+    title), and not in a clause opened by "who" / "where" / "in which" ("a
+    toddler who does not sleep on planes").
+    """
+    cues = _cues()
+    plain = _plain(question)
+    written = _TOKEN.findall(plain)
+    tokens = [t.lower() for t in written]
+    quoted = _unread_tokens(plain, tokens, cues)
+    sentence_start = 0
+    scopes = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in _SENTENCE_END:
+            sentence_start = i + 1
+            i += 1
+            continue
+        if i in quoted:  # "I get 'fatal: not a git repository'": quoted words are the asker's subject
+            i += 1
+            continue
+        n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
+        if n and tokens[i + n - 1] == "else" and _match(tokens, i + n, cues.examples):
+            n = 0  # "something else like histamines or tannins": the examples are what is asked about
+        if not n:
+            n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
+            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
+                n = 0  # "sans serif fonts"
+            if n and _match(tokens, i, cues.contrast) and _asks_fact(tokens, sentence_start, i, cues):
+                n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
+            if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
+                n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
+            if n and tokens[i : i + n] == ["instead", "of"]:
+                g = i + n
+                while g < len(tokens) and (tokens[g] in cues.intensifiers or _adverb(tokens[g], cues)
+                                           or tokens[g] in ("only", "just", "simply", "merely")):
+                    g += 1
+                if g < len(tokens) and _gerund(tokens[g], cues) and tokens[g] not in cues.topic_gerunds:
+                    n = 0  # "synthesise papers instead of only summarizing each one": how, not what
+            if n and _match(tokens, i, cues.wish_negations) and _asks_fact(tokens, sentence_start, i, cues) \
+                    and not (i > 0 and tokens[i - 1] in cues.personal):
+                n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
+            if n and i > 0 and tokens[i - 1] in cues.negators:
+                n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
+            if n and _match(tokens, i, cues.exceptive) == n and any(
+                    t in cues.negative_only or t.endswith("n't")
+                    for t in tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
+                n = 0  # "we don't speak any language besides English": a negation and an exception say "only"
+        if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
+            n, kind = _match(tokens, i, cues.comma), "strong"
+        if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
+            n, kind = _match(tokens, i, cues.imperative), "strong"
+            m = _match(tokens, i, cues.imperative_names)
+            if not n and m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
+                n = m
+            if not n and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
+                n = _match(tokens, i, cues.midclause)
+        # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
+        # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
+        names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
+        if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
+            closes = cues.split[tokens[i]]
+            close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
+                          if _match(tokens, j, closes) or not (_inside(tokens[j], cues) or tokens[j] in ("and", "or"))),
+                         None)  # "leave Leonardo da Vinci and Michelangelo aside"
+            if close is not None and _match(tokens, close, closes):
+                back = None
+                if all(t in cues.loose for t in tokens[i + 1 : close]) and cues.anaphors & set(tokens[i + 1 : close]):
+                    # "we've crossed it off", "so leave that one out": the names before it
+                    back = _antecedent(tokens, written, sentence_start, i, names, cues)
+                scopes.append((i, close + 1, *back) if back else (i, i + 1, i + 1, close))
+                i = close + _match(tokens, close, closes)
+                continue
+        if not n:
+            n, kind = _match_trailing(tokens, i, cues), "trailing"
+            tried = None if n else _tried_object(tokens, sentence_start, i, cues)
+            if tried:  # "I tried melatonin and it gave me nightmares": what the asker tried
+                m = _match(tokens, i, cues.harm)
+                scopes.append((tried[1], i + m, *tried))
+                i += m
+                continue
+            if not n and _harms_asker(tokens, written, sentence_start, i, cues):
+                n = _match(tokens, i, cues.harm)  # "Retinol made my face peel": the subject is the exclusion
+            if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
+                n = 0  # a title: "the film Never Say Never Again"
+        if not n:
+            n, kind = _match(tokens, i, cues.weak), "weak"
+            if n and not _contrast(tokens, written, i, i + n, cues):
+                kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
+            if n and _match(tokens, i + n, cues.strong):
+                n = 0  # "do not skip leg day": the negation cancels the cue
+            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
+                n = 0  # "no matter how I cook it"
+            if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
+                n = 0  # a title: "Don't Stop Believin' chords" (a verb is capitalised only in one)
+            if n and _silenced(tokens, written, sentence_start, i, cues):
+                n = 0
+        if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
+            n = 0  # "houseplants that don't need direct sunlight" asks for that property
+        if n and _amount_qualifier(tokens, i, cues):
+            n = 0  # "budget around 3000 EUR excluding flights": what an amount counts, not what to leave out
+        if not n:
+            i += 1
+            continue
+        if kind == "trailing":
+            start = i
+            # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X.
+            while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
+                    and (_inside(tokens[start - 1], cues)
+                         or _and_between_names(written, start, start - 1, cues, back=True)
+                         or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
+                start -= 1
+            stop = i
+            if start == 0 and i >= 4 and _keyword_query(tokens, cues):
+                # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
+                # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
+                last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
+                start, stop = last - 1 - int(tokens[last - 1] in tokens[: last - 1]), last
+            if start == i == sentence_start and i > 1 and tokens[i - 1] in _SENTENCE_END:
+                # "AirAsia? never again.": a cue alone after a sentence of one to three names scopes them
+                ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END), default=0)
+                if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() for w in written[ps : i - 1]):
+                    start, stop = ps, i - 1
+            back = None
+            if all(t in cues.loose for t in tokens[start:stop]):  # "so that one is off the table"
+                p = start
+                while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
+                    p -= 1
+                if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
+                    back = _antecedent(tokens, written, sentence_start, p, names, cues)
+            scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
+        else:
+            # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
+            end = item = i + n
+            while end < len(tokens) and end < item + cues.max_scope_words \
+                    and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) and (
+                    _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
+                    # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
+                    # ("anything but that breed" points back)
+                    or (end == i + n and tokens[end] in cues.demonstratives and end + 2 < len(tokens)
+                        and all(_inside(t, cues) and t not in cues.loose for t in tokens[end + 1 : end + 3]))
+                    or _and_between_names(written, i + n, end, cues) or _and_in_list(tokens, item, end, cues)):
+                if _names_listed(written, i + n, end, cues) and written[end].islower() \
+                        and tokens[end] not in cues.determiners:
+                    break  # "excluding Germany and France with the lowest cost of living": the names end it
+                step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
+                end += step or 1
+                item = end if step else item
+            if i == 0 and end == len(tokens) and end - n > 2 and _keyword_query(tokens, cues):
+                # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
+                # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
+                # is an attribute of what is asked for ("no bake cheesecake recipe", "no deposit car finance")
+                k = n + sum(1 for _ in itertools.takewhile(lambda t: t in cues.determiners, tokens[n:]))
+                if k < end and (_plural(tokens[k]) or tokens[i + n - 1] not in ("no", "not")):
+                    # "avoid ryanair flights dublin to rome": a verb's object is its first word
+                    end = min(len(tokens), k + (3 if k + 2 < len(tokens) and tokens[k + 1] in ("and", "or") else 1))
+                elif kind == "weak":  # "no bake": an attribute; a NOT of the whole query would sink every answer
+                    i += n
+                    continue
+            pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
+            back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
+            if back:  # the anaphors count as the cue's: they leave the positive text with it
+                scopes.append((i, back[2], back[0], back[1]))
+            elif not (((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
+                       and _negated_action(tokens, written, i + n, end, cues))
+                      or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
+                      or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
+                      or (kind == "strong" and _own_thing(tokens, i + n, cues))
+                      or (kind == "strong" and _reported(tokens, i, n, cues))
+                      or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
+                      or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
+                          and _negated_state(tokens, written, i, n, end, cues))
+                      # "knee pain walking down stairs but not up": a direction, no thing
+                      or (end > i + n and all(t in cues.particles or t in cues.prepositions
+                                              for t in tokens[i + n : end]))
+                      # "phone says no SIM card detected": a message the asker reports
+                      or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
+                      or _possession_goes_on(tokens, sentence_start, i, n, cues)
+                      # "flowering but no fruit forming": an absence reported (a weak "no" is silenced before)
+                      or (n > 1 and _reports_absence(tokens, written, i + n - 1, cues))):
+                # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
+                # and so is a verb of taste after "not": "we're not considering anything from Kia"
+                verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
+                                               or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
+                           and i + n < end - 1 and tokens[i + n] not in cues.loose)
+                # "no interest in romance", "no patience for long intros": the taste leaves with the cue
+                if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
+                        and tokens[i + n + 1] in cues.prepositions:
+                    verb = 2
+                # "please no answers using pandas": the kind of answer leaves with the cue, its link too
+                if not verb and i + n + 1 < end and tokens[i + n] in cues.meta_nouns:
+                    link = _match(tokens, i + n + 1, cues.meta_links)
+                    verb = 1 + link if link and i + n + 1 + link < end else 0
+                scopes.append((i, i + n + verb, i + n + verb, end))
+        i += n
+    return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+
+
+def negative_clauses(question: str) -> list[tuple[int, int]]:
+    """Token spans of the clauses of ``question`` that say what not to return.
+
+    A clause runs between punctuation marks and clause words ("but", "so",
+    "though", ...); it is negative when it holds a live negative word
+    (``negative_words``: "not", "skip", "irrelevant", ...; silenced as a weak
+    cue is, :func:`_silenced`).  A negative clause with nothing but negative,
+    loose and anaphoric words ("skip him", "so not that one") reaches back over
+    the clause before it in the same sentence: "Marco Polo gets too much
+    coverage, skip him".  "Out" or "off" after a particle verb ("it turns out
+    she never made a will") is no negative word.
+    """
+    cues = _cues()
+    plain = _plain(question)
+    written = _TOKEN.findall(plain)
+    tokens = [t.lower() for t in written]
+    quoted = _unread_tokens(plain, tokens, cues)
+    spans, start, sentence_start = [], 0, 0
+    for j in range(len(tokens) + 1):
+        if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
+            if start < j:
+                spans.append((start, j, sentence_start))
+            if j < len(tokens) and tokens[j] in _SENTENCE_END:
+                sentence_start = j + 1
+            start = j + 1
+    clauses = []
+    for k, (start, end, sentence_start) in enumerate(spans):
+        if not any(tokens[j] in cues.negative and j not in quoted
+                   and not (tokens[j] in ("out", "off") and j > 0 and tokens[j - 1] in cues.particle_verbs)
+                   and not _silenced(tokens, written, sentence_start, j, cues)
+                   and not _clause_state(tokens, written, j, end, cues) for j in range(start, end)):
+            continue
+        bare = all(tokens[j] in cues.negative or tokens[j] in cues.loose for j in range(start, end))
+        if bare and k and spans[k - 1][2] == sentence_start:
+            start = spans[k - 1][0]
+        clauses.append((start, end))
+    return clauses
+
+
+def _relative_after_filler(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
+    """True when the scope so far and the token at ``at`` are filler or demonstratives leading to a relative word:
+    "not the ones *that* talk about X", "but not *those* that are art museums" (not "not that one")."""
+    if not all(t in cues.loose for t in tokens[start:at]):
+        return False
+    j = at
+    while j < len(tokens) and tokens[j] in cues.loose and tokens[j] not in cues.relative:
+        j += 1
+    return start < j < len(tokens) and tokens[j] in cues.relative
+
+
+def _and_between_names(written: list[str], start: int, at: int, cues: _Cues, back: bool = False) -> bool:
+    """An "and" at ``at`` between names in a scope: "excluding Tokyo and Seoul", "skip the Vatican and the
+    Colosseum", and scanning ``back`` from a trailing cue at ``start``, "Mykonos and Santorini are too busy", list
+    two exclusions."""
+    if written[at].lower() != "and":
+        return False
+    if back:
+        return at > 0 and written[at - 1][:1].isupper() and written[start][:1].isupper()
+    nxt = at + 2 if at + 2 < len(written) and written[at + 1].lower() in cues.determiners else at + 1
+    return nxt < len(written) and written[nxt][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
+
+
+def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
+    """An "and" at ``at`` that ends a scope's short list of things: "excluding squats and lunges", "other than B12
+    and iron" (one to three words after it up to punctuation or the end; not "without salt and make it spicy")."""
+    if tokens[at] != "and" or not 0 < at - item <= 3 or not all(_inside(t, cues) for t in tokens[item:at]):
+        return False
+    j = at + 1
+    k = j
+    while k < len(tokens) and _inside(tokens[k], cues):
+        k += 1
+    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.relative) \
+        and tokens[j] not in (
+        cues.prepositions | cues.personal | cues.ignore)
+
+
+def _and_in_list_back(tokens: list[str], sentence_start: int, at: int, cue: int, cues: _Cues) -> bool:
+    """An "and" at ``at`` in a trailing cue's scope that joins a short list starting a clause: "- tacos and spag bol
+    are off the table" (one to three words on each side, punctuation or the sentence start before the list)."""
+    if tokens[at] != "and" or not 0 < cue - at - 1 <= 3:
+        return False
+    k = at
+    while k > sentence_start and _inside(tokens[k - 1], cues):
+        k -= 1
+    return 0 < at - k <= 3 and (k == sentence_start or not tokens[k - 1][0].isalnum()
+                                or tokens[k - 1] in cues.clause_words)  # "so lilies and pothos are banned"
+
+
+def _names_listed(written: list[str], start: int, at: int, cues: _Cues) -> bool:
+    """True when ``written[start:at]`` is a list of names joined by "and" / "or" ("Tokyo and Singapore")."""
+    words = [w for w in written[start:at] if w.lower() not in cues.determiners]
+    joins = [w for w in words if w.lower() in ("and", "or")]
+    return bool(joins) and len(words) > len(joins) + 1 and all(w[:1].isupper() or w in joins for w in words)
+
+
+def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int,
+                       pointing: bool, cues: _Cues, names: bool = True) -> tuple[int, int, int] | None:
+    """``(subject_start, subject_end, cue_end)`` for an exclusion that points back, else None.
+
+    "Edinburgh Castle is too crowded, so not that one.", "The Great Barrier
+    Reef is covered everywhere, so don't include it.", "The Matterhorn area
+    is always packed, so leave that out." (``pointing``: the cue carries its
+    own anaphor): the cue at ``i`` is followed only by anaphors and filler up
+    to the end of its sentence, and the sentence opens with a named subject
+    (:func:`_named_subject`) or, when ``names`` (no exclusion of the sentence
+    came before the cue), names something before the cue
+    (:func:`_named_object`: "we did the Vatican last trip so give it a miss"); a sentence of nothing but
+    the cue and filler points to the last names of the three sentences before it.
+    """
+    end = i + n
+    while end < len(tokens) and tokens[end] in cues.loose:
+        end += 1
+    # up to the sentence's end or its clause's: "... Thailand twice so please leave it out, we want somewhere new"
+    if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE:
+        return None
+    if not (pointing or cues.anaphors & set(tokens[i + n : end])):
+        return None
+    subject = _antecedent(tokens, written, sentence_start, i, names, cues)
+    if not subject and names and all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i]):
+        # a sentence of the cue alone points further back: "I've been using Shopify ... Anything except that one."
+        # (not "Cafés in Rome. The service is slow, so not that one.")
+        ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
+        for stop, begin in zip(ends, ends[1:] + [-1]):
+            subject = _named_object(written, begin + 1, stop, cues)
+            if subject:
+                break
+    return (*subject, end) if subject else None
+
+
+def _antecedent(tokens: list[str], written: list[str], sentence_start: int, before: int, names: bool,
+                cues: _Cues) -> tuple[int, int] | None:
+    """What an anaphor before ``before`` points to: the sentence's named subject (:func:`_named_subject`), else, when
+    ``names`` (no exclusion of the sentence came first), the last names before it (:func:`_named_object`)."""
+    return _named_subject(tokens, written, sentence_start, before, cues) or (
+        _named_object(written, sentence_start, before, cues) if names else None)
+
+
+def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """The last names before ``before`` in the sentence, a list of them joined by "and" / "or" included, for an
+    anaphor whose sentence opens with no named subject: "we did the Vatican last trip so give it a miss",
+    "Everyone writes about the Golden Circle and the Blue Lagoon, but we want to skip both".  A sentence's first
+    word is no name (its capital says nothing), nor is "I"."""
+    first = sentence_start + 1
+
+    def name(k: int) -> bool:  # "Borrowdale", "5K"
+        word = written[k] if k >= first else ""
+        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word))) \
+            and word.lower() not in cues.personal
+
+    end = before
+    while end > first and not name(end - 1):
+        end -= 1
+    if end <= first:
+        return _first_word_name(written, sentence_start, before, cues)
+    start = end - 1
+    while True:
+        if name(start - 1):
+            start -= 1
+            continue
+        if start - 2 >= first and written[start - 1] in cues.name_links and name(start - 2):  # "Couch to 5K"
+            start -= 2
+            continue
+        k = start - 1 - int(start - 1 >= first and written[start - 1].lower() in cues.determiners)  # "and the Y"
+        if k >= first and written[k].lower() in ("and", "or") and name(k - 1):
+            start = k - 1
+            continue
+        if start > sentence_start and written[start - 1].lower() in cues.personal:
+            # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
+            return _named_object(written, sentence_start, start - 1, cues)
+        return start, end
+
+
+def _first_word_name(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """The sentence's first word as the one name an anaphor can point to, when no other word of the sentence is a
+    name: capitalised, no function word, and the word after it written lower-case ("Java feels super verbose to me
+    and I tried it in college and hated it", "Geico raised our rate twice so they're off the table"; not "Seen
+    Schitt's Creek already", nor "Honestly I hated it", nor "Between the fee and the apps it costs ...", nor "Two
+    years ago ibuprofen gave me ...")."""
+    k = sentence_start
+    if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
+        return None
+    low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
+    if not low.isalpha() or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
+            or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
+            or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
+            or low in cues.time_determiners \
+            or low in cues.wish or low in cues.preference_verbs or _match([low], 0, cues.weak) \
+            or _match([low], 0, cues.strong):
+        return None
+    return k, k + 1
+
+
+def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
+                   cues: _Cues) -> tuple[int, int] | None:
+    """The words before the sentence's first copula ("is", "gets", ...) ahead of ``before``, when they are at
+    most ``max_scope_words`` words with no boundary and name something (``written``: the tokens as written)."""
+    copula = next((j for j in range(sentence_start, before) if tokens[j] in cues.copulas), None)
+    if copula is None or copula == sentence_start or copula - sentence_start > cues.max_scope_words:
+        return None
+    subject = written[sentence_start:copula]
+    if not all(_inside(t, cues) for t in tokens[sentence_start:copula]):
+        return None
+    # A name, not "The service is slow, so not that one": a capital past the sentence's first word, or one word.
+    if not (any(w[:1].isupper() for w in subject[1:]) or (len(subject) == 1 and subject[0][:1].isupper())):
+        return None
+    return sentence_start, copula
+
+
+def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:
+    """The question's tokens as written, its :func:`exclusion_scopes` and the token positions inside them."""
+    scopes = exclusion_scopes(question)
+    return _TOKEN.findall(_plain(question)), scopes, {j for _, _, s, e in scopes for j in range(s, e)}
+
+
+def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:
+    """The scope's tokens split into excluded items at "or" / "as well as"."""
+    items, current, j = [], [], start
+    while j < end:
+        n = _match(lower, j, cues.lists)
+        if n and j + n <= end:
+            items.append(current)
+            current, j = [], j + n
+            continue
+        current.append(lower[j])
+        j += 1
+    items.append(current)
+    return [i for i in items if i]

@@ -1,0 +1,402 @@
+"""The guard's cue lists (``guard.json``) and the token helpers every other module reads a question with."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
+
+
+# A hyphen or en dash between spaces, or an em dash, separates clauses as a comma does ("at home - stretching
+# routines"); an unspaced en dash joins ("Trastevere\u2013Testaccio").
+_TOKEN = re.compile(r"\w[\w'-]*(?:\.\w[\w'-]*)*|[.,;:!?()\u2014]|(?<!\S)[-\u2013](?!\S)")  # "chart.js" is one word
+_SENTENCE_END = {".", "!", "?"}
+_COMMA_LIKE = {",", ";", ":", "(", "-", "\u2013", "\u2014"}
+_CLAUSE_BREAKS = {"and", "or", "nor", "but"}  # a cue before one of these excludes something else
+
+
+@dataclass(frozen=True)
+class _Cues:
+    strong: tuple[tuple[str, ...], ...]
+    weak: tuple[tuple[str, ...], ...]
+    trailing: tuple[tuple[str, ...], ...]
+    fact_starts: tuple[tuple[str, ...], ...]
+    condition: frozenset[str]
+    boundary: frozenset[str]
+    ignore: frozenset[str]  # stopwords and filler: never an excluded thing by themselves
+    lists: tuple[tuple[str, ...], ...]  # "or", "as well as": separate excluded items inside one scope
+    sentence_starts: frozenset[str]  # a question starting so is a sentence, not a noun-phrase query
+    max_constraint_words: int
+    max_scope_words: int
+    reliable_max_words: int
+    version: str
+    disjunction: tuple[tuple[str, ...], ...] = ()
+    inner_negation: frozenset[str] = frozenset()
+    lead_in: tuple[tuple[str, ...], ...] = ()  # "that are" before an inner "not": dropped from the kept part
+    generic_heads: frozenset[str] = frozenset()  # "documents": names no constraint on its own
+    positive: tuple[tuple[str, str], ...] = ()  # what an inner cue becomes in the excluded phrase: without -> with
+    conjunction: tuple[tuple[str, ...], ...] = ()  # "both": the request joins its conditions with AND
+    stopwords: frozenset[str] = frozenset()  # a trusted positive leaf neither starts nor ends with one
+    contractions: dict[str, str] = field(default_factory=dict)  # "don't" -> "do": a negation inside one word
+    relative: frozenset[str] = frozenset()  # "that": after filler only ("not the ones that ..."), not a boundary
+    anaphors: frozenset[str] = frozenset()  # "it", "that one": a cue followed only by these points back
+    copulas: frozenset[str] = frozenset()  # "is": ends the subject an anaphoric exclusion points back to
+    anaphoric: tuple[tuple[str, ...], ...] = ()  # "leave that out": a cue that points back by itself
+    property_relatives: tuple[tuple[str, ...], ...] = ()  # "who does not sleep": a property asked for
+    split: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)  # "leave" X "out": around its scope
+    need_verbs: tuple[tuple[str, ...], ...] = ()  # "survive without much light": what is asked for
+    comma: tuple[tuple[str, ...], ...] = ()  # "..., ignoring X": a cue only right after a comma
+    personal: frozenset[str] = frozenset()  # "I", "my": a query that holds one is a sentence, not a noun phrase
+    negative: frozenset[str] = frozenset()  # "not", "skip", "irrelevant": a clause that holds one says what not to find
+    clause_words: frozenset[str] = frozenset()  # "but", "so": end a clause, as punctuation does
+    objects: frozenset[str] = frozenset()  # "it", "me": after a weak cue's verb, the thing is named elsewhere
+    prepositions: frozenset[str] = frozenset()  # "in": "meat in them" names a thing, "buy it" an action
+    request_starts: tuple[tuple[str, ...], ...] = ()  # "can anyone recommend": a request, not a fact question
+    background: tuple[tuple[str, ...], ...] = ()  # "even though I never eat sugar": the asker's situation
+    preference: frozenset[str] = frozenset()  # "though I'd rather not read about lions": still an exclusion
+    possession: frozenset[str] = frozenset()  # "the school has no kiln", "we don't have a car": a situation
+    possession_skip: frozenset[str] = frozenset()  # "we don't even have a car"
+    preference_nouns: frozenset[str] = frozenset()  # "I have no interest in X": an exclusion after all
+    additive: frozenset[str] = frozenset()  # "not only A but also B": adds, excludes nothing
+    trailing_not_before: frozenset[str] = frozenset()  # "dogs are banned from beaches": a fact, not a wish
+    adverb_suffix: str = "ly"  # "Monopoly is officially banned": an adverb inside a trailing cue
+    wish: frozenset[str] = frozenset()  # "..., I want to avoid ibuprofen": a request inside a how-to question
+    reporting: frozenset[str] = frozenset()  # "my boss says no X": someone else's exclusion, not a situation
+    preference_verbs: frozenset[str] = frozenset()  # "I don't like horror": a taste, so an exclusion
+    ability_negations: frozenset[str] = frozenset()  # "can't": before one of ability_verbs, what the asker can't do
+    situation_negations: frozenset[str] = frozenset()  # "neither of us drives so no rental car": before "so no"
+    past_negations: tuple[tuple[str, ...], ...] = ()  # "didn't sign the lease": an event told, not a wish
+    elided_ability: tuple[tuple[str, ...], ...] = ()  # "don't speak French, ...": the unnamed asker's skill
+    time_determiners: frozenset[str] = frozenset()  # "for the last two months": words before a time word
+    taste_nouns: frozenset[str] = frozenset()  # "not a fan of X": a taste after "not a", so an exclusion
+    amount_qualifiers: tuple[tuple[str, ...], ...] = ()  # "3000 EUR excluding flights": what an amount counts
+    currencies: frozenset[str] = frozenset()  # "EUR", "bucks": an amount's unit after its number
+    amount_items: frozenset[str] = frozenset()  # "flights", "tax": what an amount may count or leave out
+    title_words: frozenset[str] = frozenset()  # "No Country *for* Old Men": small words inside a title
+    title_pronouns: frozenset[str] = frozenset()  # "Never Let *Me* Go": capitalised in a title, not in a name
+    ability_modals: frozenset[str] = frozenset()  # "can visit without a visa": doing it without is what is asked
+    addressees: frozenset[str] = frozenset()  # "can you recommend ... without": a request to the helper, not a need
+    ability_verbs: frozenset[str] = frozenset()  # "can't read music": a skill lacked, not a taste ("don't read X")
+    relative_needs: tuple[tuple[str, ...], ...] = ()  # "plants that don't need direct sunlight": a property asked for
+    determiners: frozenset[str] = frozenset()  # "skip the Vatican and the Colosseum"
+    intensifiers: frozenset[str] = frozenset()  # "not really into X", "barns are so overdone": inside a cue
+    interrogatives: frozenset[str] = frozenset()  # "Which countries have no income tax?": a question, no relative
+    manner: frozenset[str] = frozenset()  # "without using chemicals", "without the place smelling": how, not what
+    manner_objects: frozenset[str] = frozenset()  # the words that make an -ing word a verb with an object or subject
+    topic_gerunds: frozenset[str] = frozenset()  # "without mentioning the war" still excludes the war
+    demonstratives: frozenset[str] = frozenset()  # "not allowed to touch that": an object pronoun at a clause end
+    premise: frozenset[str] = frozenset()  # "We already bought top-bar hives, so please no Langstroth": a premise
+    consequence: frozenset[str] = frozenset()  # "so": what follows it rests on what came before
+    need_adverbs: frozenset[str] = frozenset()  # "grow well without CO2 injection": still what is asked for
+    imperative: tuple[tuple[str, ...], ...] = ()  # "Ignore the JNC 8 report": a cue only where its clause opens
+    openers: frozenset[str] = frozenset()  # "please", "just": may stand before an imperative cue
+    volitional: frozenset[str] = frozenset()  # "We're avoiding egg": the asker's choice, not their situation
+    name_links: frozenset[str] = frozenset()  # "Couch to 5K", "Lord of the Rings": lower-case words inside a name
+    imperative_names: tuple[tuple[str, ...], ...] = ()  # ", bar Geico": an imperative cue before a name only
+    contrast: tuple[tuple[str, ...], ...] = ()  # "but not": strong in a request, silent in a fact question
+    not_before: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)  # "sans serif" is no cue
+    fact_tails: tuple[tuple[str, ...], ...] = ()  # "..., why??", "— what's wrong?": the sentence asks a fact
+    midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
+    auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
+    substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
+    wish_negations: tuple[tuple[str, ...], ...] = ()  # "don't want": someone else's in a how-to question
+    experience: frozenset[str] = frozenset()  # "never been to a wedding": the asker's lack of experience
+    negators: frozenset[str] = frozenset()  # "never been to", "do not skip": a strong cue negated excludes nothing
+    particle_verbs: frozenset[str] = frozenset()  # "it turns out", "eat out": "out" / "off" as a particle
+    particles: frozenset[str] = frozenset()  # "can't swim away", "won't crack badly": how the verb goes, no thing
+    fact_clause: frozenset[str] = frozenset()  # "the reasons hypertension doesn't respond": a fact asked about
+    examples: tuple[tuple[str, ...], ...] = ()  # "something else like histamines": candidates, not exclusions
+    state_prepositions: frozenset[str] = frozenset()  # "won't start on cold mornings": when, not what
+    possessives: frozenset[str] = frozenset()  # "don't hurt your ears": the subject's own thing, not a topic
+    state_adjectives: frozenset[str] = frozenset()  # "medications that are not safe": a property asked for
+    content_verbs: frozenset[str] = frozenset()  # "things to do that don't involve Disney": what a thing holds
+    making_verbs: frozenset[str] = frozenset()  # "redo our backyard without grass": how to make it, a need
+    status: frozenset[str] = frozenset()  # "no SIM card detected": a device's message, a state
+    elided_subject: tuple[tuple[str, ...], ...] = ()  # "can't decide between renting and buying": a situation
+    time_words: frozenset[str] = frozenset()  # "isn't for another month": when, not what
+    linking_verbs: frozenset[str] = frozenset()  # "won't stay lit": how a thing is, not what to leave out
+    symptom_nouns: frozenset[str] = frozenset()  # "no signal on my TV": an absence reported, not a thing to leave out
+    symptom_followers: frozenset[str] = frozenset()  # "makes no sound when ...": the symptom noun ends its phrase
+    harm: tuple[tuple[str, ...], ...] = ()  # "Retinol made my face peel": what harmed the asker, to leave out
+    quantifiers: frozenset[str] = frozenset()  # "every glass of red wine gives me ...": no one thing named
+    stops: tuple[tuple[str, ...], ...] = ()  # "won't touch fish no matter how I cook it": the scope ends before it
+    exceptive: tuple[tuple[str, ...], ...] = ()  # "besides", "other than": after a negation they mean "only"
+    negative_only: frozenset[str] = frozenset()  # "not", "no", "nothing": the negations an exception turns to "only"
+    remedy: frozenset[str] = frozenset()  # "Running makes my knees hurt, what helps?": the harm is the topic
+    subject_verbs: frozenset[str] = frozenset()  # "no handover document exists": "no X" is a verb's subject, a fact
+    place_nouns: frozenset[str] = frozenset()  # "no heating in the kitchen": an absence where the asker is
+    experience_ends: frozenset[str] = frozenset()  # "never opened the hood before": what the asker has not done
+    message_prefixes: frozenset[str] = frozenset()  # "fatal: not a git repository": a program's message
+    third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
+    tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
+    benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
+    perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
+    title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
+    identity_nouns: frozenset[str] = frozenset()  # "im not a spreadsheet person": who the asker is
+    commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
+    perception: frozenset[str] = frozenset()  # "I've seen X": the verb of an experience cue ("seen", "read")
+    reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
+    meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
+    meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
+    refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
+
+    @cached_property
+    def loose(self) -> frozenset[str]:
+        """Words that name no excluded thing of their own: stopwords, filler and anaphors ("the ones", "it")."""
+        return self.ignore | self.anaphors
+
+
+@lru_cache(maxsize=1)
+def _guard_data() -> dict:
+    return json.loads(resources.files(__package__.rpartition(".")[0]).joinpath("guard.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _bare_contractions() -> re.Pattern:
+    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, _guard_data()["bare_contractions"])), re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _abbreviations() -> tuple[re.Pattern, dict[str, str]]:
+    spelled = {k.lower(): v for k, v in _guard_data().get("abbreviations", {}).items()}
+    alternatives = "|".join(map(re.escape, sorted(spelled, key=len, reverse=True))) or "(?!)"
+    return re.compile(r"(?<![\w/])(?:%s)(?![\w/])" % alternatives, re.IGNORECASE), spelled
+
+
+def _plain(text: str) -> str:
+    """``text`` with straight apostrophes and single quotes, a negation typed without one restored ("dont" -> "don't") and a
+    shorthand spelled out ("excl." -> "excluding", "w/o" -> "without"), so a cue matches however the question was
+    typed.  Every token list of the guard is taken from this text, so their positions agree."""
+    pattern, spelled = _abbreviations()
+    text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
+    text = _mid_minus(text)
+    return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
+
+
+@lru_cache(maxsize=1)
+def _copula_s() -> re.Pattern:
+    """"ramen's off the table", "piano's a hard no": an 's before the rest of an "is ..." trailing cue is "is"."""
+    rests = {c[3:] for c in _guard_data()["trailing"] if c.startswith("is ")} | {"off", "out"}
+    alternatives = "|".join(map(re.escape, sorted(rests, key=len, reverse=True)))
+    return re.compile(r"(?<=\w)'s(?=\s+(?:%s)\b)" % alternatives, re.IGNORECASE)
+# A suffix typed apart from its word is no operator: "shampoo for curly hair sulfate -free", "-based", "-less".
+_SUFFIXES = r"(?:free|based|less|friendly|safe|only|style|like)\b"
+# A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
+# characters; "ls -l" is an option, "--verbose" no operator, and "how do I use rm -rf" asks about a fact).
+_MINUS = re.compile(r"(?<=\S\s)-(?!%s)(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+)*\s*$)" % _SUFFIXES)
+# The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters,
+# never in a question about a command line, where "-name" or "-jar" is an option ("find -name not matching").
+_MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-(?!%s)[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])" % _SUFFIXES)
+_SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
+
+
+def _mid_minus(text: str) -> str:
+    """Each "-word" inside a query becomes its own clause ", not word," so its scope is that word alone."""
+    if not _MID_MINUS.search(text) or _SHELL_MARKS.search(text):
+        return text
+    if _cues().commands & set(re.findall(r"[\w+.-]+", text.lower())):
+        return text
+    return _MID_MINUS.sub(lambda m: ", ".join(f"not {w[1:]}" for w in m[1].split()) + ", "
+                          if m.start() == 0 else "".join(f", not {w[1:]}" for w in m[1].split()) + ", ", text)
+
+
+@lru_cache(maxsize=1)
+def _cues() -> _Cues:
+    data = _guard_data()
+
+    def seqs(key: str) -> tuple[tuple[str, ...], ...]:
+        # Longest first, so "do not mention" wins over "do not".  An optional list may be absent.
+        return tuple(sorted((tuple(_words(c)) for c in data.get(key, ())), key=len, reverse=True))
+
+    def words(key: str) -> frozenset[str]:  # an optional word list
+        return frozenset(data.get(key, ()))
+
+    return _Cues(
+        strong=seqs("strong"),
+        weak=seqs("weak"),
+        trailing=seqs("trailing"),
+        fact_starts=seqs("fact_question_starts"),
+        condition=frozenset(data["condition_words"]),
+        boundary=frozenset(data["boundary_words"]),
+        ignore=frozenset(data["stopwords"]) | frozenset(data["filler"]),
+        lists=seqs("list_words"),
+        sentence_starts=frozenset(data["sentence_starts"]),
+        max_constraint_words=int(data["max_constraint_words"]),
+        max_scope_words=int(data["max_scope_words"]),
+        reliable_max_words=int(data["reliable_max_words"]),
+        version=data["version"],
+        disjunction=seqs("disjunction"),
+        inner_negation=words("inner_negation"),
+        lead_in=seqs("inner_negation_lead_in"),
+        generic_heads=words("generic_heads"),
+        positive=tuple(data.get("inner_negation_positive", {}).items()),
+        conjunction=seqs("conjunction"),
+        stopwords=frozenset(data["stopwords"]),
+        contractions=dict(data.get("inner_negation_contractions", {})),
+        relative=words("relative_words"),
+        anaphors=words("anaphors"),
+        copulas=words("copulas"),
+        anaphoric=seqs("anaphoric_cues"),
+        property_relatives=seqs("property_relatives"),
+        split={k: tuple(tuple(_words(c)) for c in v) for k, v in data.get("split_cues", {}).items()},
+        need_verbs=seqs("need_verbs"),
+        comma=seqs("comma_cues"),
+        personal=words("personal_words"),
+        negative=words("negative_words"),
+        clause_words=words("clause_words"),
+        objects=words("object_pronouns"),
+        prepositions=words("prepositions"),
+        request_starts=seqs("request_starts"),
+        background=seqs("background_words"),
+        preference=words("preference_words"),
+        possession=words("possession_verbs"),
+        possession_skip=words("possession_skip"),
+        preference_nouns=words("preference_nouns"),
+        additive=words("additive_words"),
+        trailing_not_before=words("trailing_not_before"),
+        adverb_suffix=data.get("adverb_suffix", "ly"),
+        wish=words("wish_words"),
+        reporting=words("reporting_words"),
+        preference_verbs=words("preference_verbs"),
+        ability_negations=words("ability_negations"),
+        ability_verbs=words("ability_verbs"),
+        ability_modals=words("ability_modals"),
+        title_words=words("title_words"),
+        title_pronouns=words("title_pronouns"),
+        amount_qualifiers=seqs("amount_qualifiers"),
+        currencies=words("currencies"),
+        amount_items=words("amount_items"),
+        taste_nouns=words("taste_nouns"),
+        time_determiners=words("time_determiners"),
+        addressees=words("addressees"),
+        past_negations=seqs("past_negations"),
+        elided_ability=seqs("elided_ability_negations"),
+        situation_negations=words("situation_negations"),
+        relative_needs=seqs("relative_needs"),
+        determiners=words("determiners"),
+        intensifiers=words("intensifiers"),
+        interrogatives=words("interrogatives"),
+        manner=words("manner_cues"),
+        manner_objects=words("manner_objects"),
+        topic_gerunds=words("topic_gerunds"),
+        demonstratives=words("object_demonstratives"),
+        premise=words("premise_words"),
+        consequence=words("consequence_words"),
+        need_adverbs=words("need_adverbs"),
+        imperative=seqs("imperative_cues"),
+        openers=words("clause_openers"),
+        volitional=words("volitional_cues"),
+        name_links=words("name_links"),
+        imperative_names=seqs("imperative_name_cues"),
+        contrast=seqs("contrast_cues"),
+        not_before={tuple(_words(k)): frozenset(v) for k, v in data.get("cue_not_before", {}).items()},
+        fact_tails=seqs("fact_question_tails"),
+        midclause=seqs("midclause_cues"),
+        auxiliaries=seqs("auxiliary_negations"),
+        substitution=words("substitution_verbs"),
+        wish_negations=seqs("wish_negations"),
+        experience=words("experience_participles"),
+        negators=words("cue_negators"),
+        particle_verbs=words("particle_verbs"),
+        particles=words("verb_particles"),
+        fact_clause=words("fact_clause_words"),
+        examples=seqs("example_words"),
+        state_prepositions=words("state_prepositions"),
+        possessives=words("possessives"),
+        state_adjectives=words("state_adjectives"),
+        content_verbs=words("content_verbs"),
+        making_verbs=words("making_verbs"),
+        status=words("status_words"),
+        elided_subject=seqs("elided_subject_negations"),
+        time_words=words("time_words"),
+        linking_verbs=words("linking_verbs"),
+        symptom_nouns=words("symptom_nouns"),
+        symptom_followers=words("symptom_followers"),
+        harm=seqs("harm_cues"),
+        quantifiers=words("quantifiers"),
+        remedy=words("remedy_words"),
+        exceptive=seqs("exceptive_cues"),
+        stops=seqs("scope_stops"),
+        negative_only=words("only_negations"),
+        subject_verbs=words("subject_verbs"),
+        place_nouns=words("place_nouns"),
+        experience_ends=words("experience_ends"),
+        message_prefixes=words("message_prefixes"),
+        third_persons=words("third_persons"),
+        tried_verbs=words("tried_verbs"),
+        benefit=words("benefit_words"),
+        perfect_auxiliaries=words("perfect_auxiliaries"),
+        title_media=words("title_media_words"),
+        identity_nouns=words("identity_nouns"),
+        commands=words("command_words"),
+        perception=words("perception_cue_verbs"),
+        reports=words("report_words"),
+        meta_nouns=words("meta_nouns"),
+        meta_links=seqs("meta_links"),
+        refusals=words("refusal_verbs"),
+    )
+
+
+def _bare(word: str) -> str:
+    """A word of a leaf as the cue lists spell it: lower case, no trailing comma, a straight apostrophe."""
+    return _plain(word.lower().strip(",;:"))
+
+
+def _words(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(_plain(text).lower()) if t[0].isalnum() or t[0] == "_"]
+
+
+def _match(tokens: list[str], i: int, seqs) -> int:
+    """Length of the longest cue in ``seqs`` starting at token ``i`` (0 if none)."""
+    for seq in seqs:
+        if tuple(tokens[i : i + len(seq)]) == seq:
+            return len(seq)
+    return 0
+
+
+def _sentence_end(tokens: list[str], i: int) -> int:
+    """The position of the first sentence end at or after ``i`` (the end of the tokens when there is none)."""
+    return next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+
+
+def _adverb(word: str, cues: _Cues) -> bool:
+    """An -ly adverb ("really", "officially"); not a compound adjective ("online-only banks", "kid-friendly")."""
+    return len(word) > 4 and word.endswith(cues.adverb_suffix) and "-" not in word
+
+
+def _gerund(word: str, cues: _Cues) -> bool:
+    return len(word) > 4 and word.endswith("ing") and word not in cues.topic_gerunds
+
+
+# Single quotes are straight by now (:func:`_plain`); double ones straight or curly.
+_QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d")
+
+
+def _quoted_tokens(text: str) -> set[int]:
+    """Positions (in the guard's tokens of ``text``) of the words inside quotation marks: a quoted error message or
+    title ("I get 'fatal: not a git repository'") is what the asker talks about, so its negations exclude nothing.
+    An apostrophe inside a word ("don't") opens no quotation."""
+    spans = [m.span() for m in _QUOTE.finditer(text)]
+    if not spans:
+        return set()
+    return {k for k, m in enumerate(_TOKEN.finditer(text)) if any(a < m.start() < b for a, b in spans)}
+
+
+def _plural(word: str) -> bool:
+    """A plural noun by its ending: "nuts", "onions" (not "glass", "hummus", "analysis")."""
+    return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
+    """Where the clause of token ``i`` starts: after punctuation or a clause word ("though", "so")."""
+    start = i
+    while start > sentence_start and tokens[start - 1][0].isalnum() and tokens[start - 1] not in cues.clause_words:
+        start -= 1
+    return start
+
+
+def _inside(token: str, cues: _Cues) -> bool:
+    return token[0].isalnum() and token not in cues.boundary
