@@ -4,14 +4,32 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import lru_cache
 
-from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_start, _cues, _gerund, _inside, _match,
-                    _plain, _plural, _words)
+from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
+                    _inside, _match, _plain, _plural, _words)
 from ._situations import (_amount_qualifier, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
                           _harms_asker, _keyword_query, _match_intensified, _match_trailing, _negated_action,
                           _negated_state, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
                           _reported, _reports_absence, _silenced, _states_fact, _time_phrase, _tried_object,
                           _unread_tokens)
+
+
+@lru_cache(maxsize=512)
+def _reading(question: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[int]]:
+    cues = _cues()
+    plain = _plain(question)
+    written = _TOKEN.findall(plain)
+    tokens = [t.lower() for t in written]
+    return tuple(written), tuple(tokens), frozenset(_unread_tokens(plain, tokens, cues))
+
+
+def _read(question: str) -> tuple[list[str], list[str], set[int]]:
+    """The question's tokens as written and lower-cased (from :func:`_plain`, so every position agrees) and the
+    positions no cue may read (quoted words, a program's message, a title query's first word): read once per
+    question for :func:`exclusion_scopes`, :func:`negative_clauses` and the guard, fresh copies for each."""
+    written, tokens, quoted = _reading(question)
+    return list(written), list(tokens), set(quoted)
 
 
 def _operator_cues(question: str) -> tuple[list[int], list[int]]:
@@ -43,10 +61,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     toddler who does not sleep on planes").
     """
     cues = _cues()
-    plain = _plain(question)
-    written = _TOKEN.findall(plain)
-    tokens = [t.lower() for t in written]
-    quoted = _unread_tokens(plain, tokens, cues)
+    written, tokens, quoted = _read(question)
     sentence_start = 0
     scopes = []
     i = 0
@@ -248,13 +263,10 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     she never made a will") is no negative word.
     """
     cues = _cues()
-    plain = _plain(question)
-    written = _TOKEN.findall(plain)
-    tokens = [t.lower() for t in written]
-    quoted = _unread_tokens(plain, tokens, cues)
+    written, tokens, quoted = _read(question)
     spans, start, sentence_start = [], 0, 0
     for j in range(len(tokens) + 1):
-        if j == len(tokens) or not tokens[j][0].isalnum() or tokens[j] in cues.clause_words:
+        if j == len(tokens) or _clause_boundary(tokens[j], cues):
             if start < j:
                 spans.append((start, j, sentence_start))
             if j < len(tokens) and tokens[j] in _SENTENCE_END:
@@ -446,7 +458,7 @@ def _named_subject(tokens: list[str], written: list[str], sentence_start: int, b
 def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:
     """The question's tokens as written, its :func:`exclusion_scopes` and the token positions inside them."""
     scopes = exclusion_scopes(question)
-    return _TOKEN.findall(_plain(question)), scopes, {j for _, _, s, e in scopes for j in range(s, e)}
+    return _read(question)[0], scopes, {j for _, _, s, e in scopes for j in range(s, e)}
 
 
 def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:

@@ -529,7 +529,7 @@ def _own_thing(tokens: list[str], k: int, cues: _Cues) -> bool:
     """True when a strong cue's scope from ``k`` is the asker's own thing, maybe after a verb ("it don't show my
     application", "I don't want to lose my job"): what the asker fears for, not a topic to leave out."""
     for j in (k, k + 1, k + 2):
-        if j < len(tokens) and tokens[j] in ("my", "our"):
+        if j < len(tokens) and tokens[j] in cues.possessives and tokens[j] in cues.personal:  # "my", "our"
             return j == k or (j == k + 1 and tokens[k] != "to") or (j == k + 2 and tokens[k] == "to")
     return False
 

@@ -390,10 +390,15 @@ def _plural(word: str) -> bool:
     return len(word) > 3 and word.isalpha() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
+def _clause_boundary(token: str, cues: _Cues) -> bool:
+    """True for a token that ends a clause: punctuation or a clause word ("but", "though", "so")."""
+    return not token[0].isalnum() or token in cues.clause_words
+
+
 def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> int:
-    """Where the clause of token ``i`` starts: after punctuation or a clause word ("though", "so")."""
+    """Where the clause of token ``i`` starts: after the last :func:`_clause_boundary` before it in its sentence."""
     start = i
-    while start > sentence_start and tokens[start - 1][0].isalnum() and tokens[start - 1] not in cues.clause_words:
+    while start > sentence_start and not _clause_boundary(tokens[start - 1], cues):
         start -= 1
     return start
 
