@@ -71,6 +71,9 @@ def build(spec: Path, out: Path, seed: int = 7) -> dict[str, int]:
     questions = [json.loads(line) for line in spec.read_text(encoding="utf-8").splitlines() if line.strip()]
     corpus, qrels, topics, meta = [], [], [], []
     for q in questions:
+        if len(q.get("pos", ())) != 3 or (q.get("kind") == "exclusion" and not q.get("neg")):
+            raise SystemExit(f"{spec}: question {q.get('qid', '?')} needs three 'pos' facets"
+                             " and, for an exclusion, a non-empty 'neg' list")
         a, b, c = q["pos"]
         docs: list[tuple[str, str, int]] = []  # (title, text, relevance)
         for i in range(4):  # relevant: every facet, never the excluded thing
@@ -79,7 +82,7 @@ def build(spec: Path, out: Path, seed: int = 7) -> dict[str, int]:
             if i % 2:
                 body.append(_fill(rng.choice(TWO), a=facets[1], b=facets[0]))
             docs.append((f"{_cap(a)}: {b}", body, 1))
-        for n in q["neg"]:  # hard negatives: the same facets plus the excluded thing
+        for n in q.get("neg", ()):  # hard negatives (a control may leave "neg" out): the same facets plus the excluded thing
             for _ in range(4):
                 facets = rng.sample([a, b, c], 3)
                 body = [_fill(rng.choice(FULL), a=facets[0], b=facets[1], c=facets[2]),
@@ -97,7 +100,7 @@ def build(spec: Path, out: Path, seed: int = 7) -> dict[str, int]:
             qrels.append(f"{q['qid']} 0 {docid} {rel}")
         # A TSV field holds no line break or tab: a question typed as a list ("...\n- budget around $200") is folded
         topics.append(f"{q['qid']}\t{' '.join(q['question'].split())}")
-        meta.append({"qid": q["qid"], "kind": q["kind"], "negations": len(q["neg"])})
+        meta.append({"qid": q["qid"], "kind": q["kind"], "negations": len(q.get("neg", ()))})
     rng.shuffle(corpus)
     out.mkdir(parents=True, exist_ok=True)
     (out / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus), encoding="utf-8")
