@@ -1113,3 +1113,27 @@ def test_guard_41_reports_others_and_attributes(question, scoped):
 def test_guard_41_no_errors_in_a_log_is_a_symptom_not_an_exclusion():
     q = "my react app works fine locally but after deploying the page is blank, no errors in the build log. any idea?"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-42 (after the first runs of the held-out eval/cues/phrasings_t and eval/longq24, written after guard-41)
+    ("Please not to recommend me gestorias, they lost my papers.", ["to recommend me gestorias"]),
+    ("the online portal won't let me upload the bank statements", []),  # "let me": no thing after the asker
+    ("Applying from Brazil, there's no IB and no AP either.", []),
+    ("The immigration office doesn't answer emails.", []),
+    ("I already read Understanding Exposure book two times, so I know the basic triangle theory.",
+     ["understanding exposure book"]),
+    ("My landlord has banned chemical drain cleaners.", ["chemical drain cleaners"]),
+    ("Our landlord won't allow nails in the walls. How can I hang a mirror?", ["nails in the walls"]),
+    ("my building doesn't allow charging batteries inside", []),  # an activity: the asker's lot
+    ("SUVs under 30k bar Nissan", ["nissan"]),
+    ("Last time we did Disney the queues nearly broke us, so never again. What else is there?", ["disney"]),
+    ("Please set aside the S corporation option.", ["the s corporation option"]),
+])
+def test_guard_42_rules_objects_and_absences(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_42_a_thing_after_the_asker_is_the_exclusion():
+    q = "I want to do it myself at the office. Please not to recommend me gestorias, they lost my papers."
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("gestorias",)

@@ -11,7 +11,7 @@ from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_
 from ._situations import (_amount_qualifier, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
                           _harms_asker, _keyword_query, _match_intensified, _match_trailing, _negated_action,
                           _negated_state, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
-                          _reported, _reports_absence, _silenced, _states_fact, _time_phrase, _tried_object,
+                          _reported, _reports_absence, _restates, _silenced, _states_fact, _time_phrase, _tried_object,
                           _unread_tokens)
 
 
@@ -102,8 +102,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "we don't speak any language besides English": a negation and an exception say "only"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
-        if not n and _opens_clause(tokens, sentence_start, i, cues):  # "Ignore the JNC 8 report" (not "apps to ignore")
-            n, kind = _match(tokens, i, cues.imperative), "strong"
+        if not n and (_opens_clause(tokens, sentence_start, i, cues)  # "Ignore the JNC 8 report" (not "apps to ignore")
+                      or (i > 0 and _keyword_query(tokens, cues))):  # "SUVs under 30k bar Nissan"
+            n, kind = (_match(tokens, i, cues.imperative) if _opens_clause(tokens, sentence_start, i, cues) else 0), "strong"
             m = _match(tokens, i, cues.imperative_names)
             if not n and m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
                 n = m
@@ -147,7 +148,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "no matter how I cook it"
             if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
                 n = 0  # a title: "Don't Stop Believin' chords" (a verb is capitalised only in one)
-            if n and _silenced(tokens, written, sentence_start, i, cues):
+            # "Our landlord won't allow nails": someone's rule, even in the asker's own situation
+            # (a thing, not an activity: "my building doesn't allow charging batteries inside" is the asker's lot)
+            rule = _match(tokens, i, cues.auxiliaries) == n and i + n + 1 < len(tokens) \
+                and tokens[i + n] in cues.refusals and not _gerund(tokens[i + n + 1], cues)
+            if n and not rule and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
         if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
             n = 0  # "houseplants that don't need direct sunlight" asks for that property
@@ -182,6 +187,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
+                elif start == stop and start > sentence_start and tokens[start - 1] in cues.consequence and names:
+                    # "Last time we did Disney the queues nearly broke us, so never again": the names before it
+                    back = _named_object(written, sentence_start, start - 1, cues)
             scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
@@ -247,7 +255,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     verb = 1 + link if link and i + n + 1 + link < end else 0
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
-    return [scope for scope in scopes if not _premise(tokens, scope, scopes, cues)]
+    return [scope for scope in scopes
+            if not _premise(tokens, scope, scopes, cues) and not _restates(tokens, scope, scopes, cues)]
 
 
 def negative_clauses(question: str) -> list[tuple[int, int]]:

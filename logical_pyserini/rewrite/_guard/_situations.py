@@ -79,8 +79,22 @@ def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, 
         return False
     stop = _sentence_end(tokens, end)
     had = {t for t in tokens[start:end] if t not in cues.loose}
-    return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c])
+    return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c]) and not _knows(tokens, c, cues)
                and not {t for t in tokens[s:e] if t not in cues.loose} <= had for c, _, s, e in scopes)
+
+
+def _knows(tokens: list[str], c: int, cues: _Cues) -> bool:
+    """True when the cue at ``c`` states what the asker knows ("I know", "I already know")."""
+    return bool(_match(tokens, c, cues.knowledge))
+
+
+def _restates(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, cues: _Cues) -> bool:
+    """True when ``scope`` is a knowledge cue that concludes an experience of its sentence: "I already read
+    Understanding Exposure twice, so I know the basic triangle theory" leaves out the book, not the theory it taught."""
+    c = scope[0]
+    return _knows(tokens, c, cues) and any(
+        tokens[pc] in cues.premise and pe <= c and _sentence_end(tokens, pe) > c and cues.consequence & set(tokens[pe:c])
+        for pc, _, _, pe in scopes)
 
 
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
@@ -227,6 +241,9 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
     def pronoun(k: int) -> bool:
         if tokens[k] in cues.demonstratives:
             return k + 1 == len(tokens) or not _inside(tokens[k + 1], cues)
+        if tokens[k] in cues.indirect and tokens[k - 1] in cues.giving and k + 1 < min(end, len(tokens)) \
+                and _inside(tokens[k + 1], cues) and tokens[k + 1] not in cues.loose:
+            return False  # "please not to recommend me gestorias": the thing follows the asker
         return tokens[k] in cues.objects
 
     return any(pronoun(k) and written[k].islower() and tokens[k - 1][0].isalnum()
@@ -384,21 +401,24 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     out: after "there is" ("there's no clog I can see", "there is simply no room"), after "with" ("a room with no
     windows", "a society with no central government"), or before one of ``symptom_nouns`` within two words ("no
     signal on my TV", "makes no sound", "no new growth since spring").  Articles that fit such a need name the
-    missing thing, so a NOT of it would sink them.  A name after it is still a thing: "apartments with no HOA"."""
-    if tokens[k] != "no" or k + 1 >= len(tokens) or not written[k + 1][:1].islower():
+    missing thing, so a NOT of it would sink them.  A name after "with" is still a thing ("apartments with no HOA"),
+    not after "there is" ("there's no IB and no AP either": what the asker's school lacks)."""
+    if tokens[k] != "no" or k + 1 >= len(tokens):
         return False
-    j = k - 1
-    if j > 0 and (tokens[j] in cues.intensifiers or _adverb(tokens[j], cues)):
-        j -= 1
-    if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
-                                              and tokens[j - 1] == "there")):
-        return True
     w = k - 1
     while w > 2 and tokens[w] == "and":  # back over "no X and": "with no shed and no water butt"
         before = next((v for v in range(w - 1, max(-1, w - 5), -1) if tokens[v] == "no"), None)
         if before is None:
             break
         w = before - 1
+    j = w
+    if j > 0 and (tokens[j] in cues.intensifiers or _adverb(tokens[j], cues)):
+        j -= 1
+    if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
+                                              and tokens[j - 1] == "there")):
+        return True
+    if not written[k + 1][:1].islower():
+        return False
     if w >= 0 and tokens[w] == "with":
         return True
     # the symptom noun heads its phrase: "no video" is reported, "no video courses" are left out
@@ -549,8 +569,8 @@ def _reported(tokens: list[str], i: int, n: int, cues: _Cues) -> bool:
 def _others_event(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int, end: int,
                   cues: _Cues) -> bool:
     """True when an auxiliary negation ("don't", "won't") tells what someone other than the asker does: its subject
-    is a third person ("He ... but won't let go of anything") or a plural noun phrase ("many small restaurants don't
-    accept cards"), and its verb is no taste ("the kids don't like mushrooms", "won't eat anything spicy" still
+    is a third person ("He ... but won't let go of anything"), a plural noun phrase ("many small restaurants don't
+    accept cards") or one with a determiner ("The immigration office doesn't answer emails"), and its verb is no taste ("the kids don't like mushrooms", "won't eat anything spicy" still
     exclude)."""
     if _match(tokens, i, cues.auxiliaries) != n or i + n >= end or tokens[i + n] in cues.preference_verbs \
             or tokens[i + n] in cues.ability_verbs or tokens[i + n] in cues.refusals:  # "the kids won't eat X"
@@ -567,8 +587,10 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
     if not subject or len(subject) > 5 or cues.personal & set(subject) or cues.relative & set(subject):
         return False
     head = written[i - 1]
-    return tokens[i - 1] in cues.third_persons | {"they"} or (
-        head.isalpha() and head.islower() and _plural(head) and len(head) > 3 and head not in cues.loose)
+    if not (head.isalpha() and head.islower() and len(head) > 3 and head not in cues.loose):
+        return tokens[i - 1] in cues.third_persons | {"they"}
+    # "many small restaurants don't accept cards", "The immigration office doesn't answer emails"
+    return _plural(head) or subject[0] in cues.determiners
 
 
 def _keyword_query(tokens: list[str], cues: _Cues) -> bool:

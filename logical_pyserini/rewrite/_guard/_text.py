@@ -140,6 +140,9 @@ class _Cues:
     reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
     meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
+    indirect: frozenset[str] = frozenset()  # "don't recommend me X": the asker as indirect object, X the thing
+    giving: frozenset[str] = frozenset()  # "recommend", "send": verbs that take the asker and a thing
+    knowledge: tuple[tuple[str, ...], ...] = ()  # "I know": after an experience, what it taught, not what to omit
     refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
 
     @cached_property
@@ -337,6 +340,9 @@ def _cues() -> _Cues:
         meta_nouns=words("meta_nouns"),
         meta_links=seqs("meta_links"),
         refusals=words("refusal_verbs"),
+        indirect=words("indirect_objects"),
+        giving=words("giving_verbs"),
+        knowledge=seqs("knowledge_cues"),
     )
 
 
