@@ -102,14 +102,15 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "we don't speak any language besides English": a negation and an exception say "only"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
-        if not n and (_opens_clause(tokens, sentence_start, i, cues)  # "Ignore the JNC 8 report" (not "apps to ignore")
-                      or (i > 0 and _keyword_query(tokens, cues))):  # "SUVs under 30k bar Nissan"
-            n, kind = (_match(tokens, i, cues.imperative) if _opens_clause(tokens, sentence_start, i, cues) else 0), "strong"
+        opens = not n and _opens_clause(tokens, sentence_start, i, cues)
+        if opens:  # "Ignore the JNC 8 report" (not "apps to ignore")
+            n, kind = _match(tokens, i, cues.imperative), "strong"
+        if not n and (opens or (i > 0 and _keyword_query(tokens, cues))):  # "SUVs under 30k bar Nissan" too
             m = _match(tokens, i, cues.imperative_names)
-            if not n and m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
-                n = m
-            if not n and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
-                n = _match(tokens, i, cues.midclause)
+            if m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
+                n, kind = m, "strong"
+        if not n and opens and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
+            n, kind = _match(tokens, i, cues.midclause), "strong"
         # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
         # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)

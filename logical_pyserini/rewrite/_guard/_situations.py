@@ -92,9 +92,8 @@ def _restates(tokens: list[str], scope: tuple[int, int, int, int], scopes: list,
     """True when ``scope`` is a knowledge cue that concludes an experience of its sentence: "I already read
     Understanding Exposure twice, so I know the basic triangle theory" leaves out the book, not the theory it taught."""
     c = scope[0]
-    return _knows(tokens, c, cues) and any(
-        tokens[pc] in cues.premise and pe <= c and _sentence_end(tokens, pe) > c and cues.consequence & set(tokens[pe:c])
-        for pc, _, _, pe in scopes)
+    return _knows(tokens, c, cues) and any(tokens[pc] in cues.premise and pe <= c and _sentence_end(tokens, pe) > c
+                                           and cues.consequence & set(tokens[pe:c]) for pc, _, _, pe in scopes)
 
 
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
@@ -570,8 +569,8 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
                   cues: _Cues) -> bool:
     """True when an auxiliary negation ("don't", "won't") tells what someone other than the asker does: its subject
     is a third person ("He ... but won't let go of anything"), a plural noun phrase ("many small restaurants don't
-    accept cards") or one with a determiner ("The immigration office doesn't answer emails"), and its verb is no taste ("the kids don't like mushrooms", "won't eat anything spicy" still
-    exclude)."""
+    accept cards") or one with a determiner ("The immigration office doesn't answer emails"), and its verb is no
+    taste ("the kids don't like mushrooms", "won't eat anything spicy" still exclude)."""
     if _match(tokens, i, cues.auxiliaries) != n or i + n >= end or tokens[i + n] in cues.preference_verbs \
             or tokens[i + n] in cues.ability_verbs or tokens[i + n] in cues.refusals:  # "the kids won't eat X"
         return False

@@ -153,7 +153,8 @@ class _Cues:
 
 @lru_cache(maxsize=1)
 def _guard_data() -> dict:
-    return json.loads(resources.files(__package__.rpartition(".")[0]).joinpath("guard.json").read_text(encoding="utf-8"))
+    rewrite = resources.files(__package__.rpartition(".")[0])  # the cue lists sit beside the rewriters' data
+    return json.loads(rewrite.joinpath("guard.json").read_text(encoding="utf-8"))
 
 
 @lru_cache(maxsize=1)
