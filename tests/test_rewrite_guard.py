@@ -1139,3 +1139,14 @@ def test_guard_42_rules_objects_and_absences(question, scoped):
 def test_guard_42_a_thing_after_the_asker_is_the_exclusion():
     q = "I want to do it myself at the office. Please not to recommend me gestorias, they lost my papers."
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("gestorias",)
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-43 (from phrasings_t's misses): a bad experience with a thing, when the question asks for something else
+    ("I had a horrible experience with Hostinger, site down for three days. Which web hosts are good?", ["hostinger"]),
+    ("We had a terrible experience with Ryanair last summer. Cheap flights from Dublin to Rome?", ["ryanair"]),
+    ("Anything Sony I'm ignoring, had a terrible experience with their customer service.", []),  # whose service?
+    ("I had a bad experience with anesthesia last time. What should I expect from general anesthesia?", []),
+])
+def test_guard_43_bad_experiences(question, scoped):
+    assert _scope_texts(question) == scoped

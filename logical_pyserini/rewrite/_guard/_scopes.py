@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _words)
-from ._situations import (_amount_qualifier, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
+from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
                           _harms_asker, _keyword_query, _match_intensified, _match_trailing, _negated_action,
                           _negated_state, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
                           _reported, _reports_absence, _restates, _silenced, _states_fact, _time_phrase, _tried_object,
@@ -111,6 +111,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n, kind = m, "strong"
         if not n and opens and i > sentence_start:  # "..., but scratch bali" (not "Scratch cooking for beginners")
             n, kind = _match(tokens, i, cues.midclause), "strong"
+        m = 0 if n else _match(tokens, i, cues.experiences)
+        # "I had a horrible experience with Hostinger. ...", not "... with their customer service" (whose?)
+        if m and i + m < len(tokens) and tokens[i + m] not in cues.possessives \
+                and _asks_else(tokens, sentence_start, i, cues, remedy=False):
+            n, kind = m, "strong"
         # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
         # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)

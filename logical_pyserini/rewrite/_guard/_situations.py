@@ -297,7 +297,10 @@ def _amount_qualifier(tokens: list[str], i: int, cues: _Cues) -> bool:
 
 def _time_phrase(tokens: list[str], k: int, cues: _Cues) -> bool:
     """True when a preposition at ``k`` opens a time phrase ("refused sandwiches *for months now*", "since last
-    year", "in 2 weeks"): when, not part of the excluded thing, so it ends a scope."""
+    year", "in 2 weeks"), or a time word after "last" / "this" ("Ryanair last summer"): when, not part of the
+    excluded thing, so it ends a scope."""
+    if tokens[k] in ("last", "this") and k + 1 < len(tokens) and tokens[k + 1] in cues.time_words:
+        return True
     if tokens[k] not in cues.state_prepositions:
         return False
     for t in tokens[k + 1 : k + 4]:

@@ -142,6 +142,7 @@ class _Cues:
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
     indirect: frozenset[str] = frozenset()  # "don't recommend me X": the asker as indirect object, X the thing
     giving: frozenset[str] = frozenset()  # "recommend", "send": verbs that take the asker and a thing
+    experiences: tuple[tuple[str, ...], ...] = ()  # "I had a horrible experience with X": X, when asking for else
     knowledge: tuple[tuple[str, ...], ...] = ()  # "I know": after an experience, what it taught, not what to omit
     refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
 
@@ -344,6 +345,7 @@ def _cues() -> _Cues:
         indirect=words("indirect_objects"),
         giving=words("giving_verbs"),
         knowledge=seqs("knowledge_cues"),
+        experiences=seqs("experience_cues"),
     )
 
 
