@@ -8,14 +8,14 @@ from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _words)
-from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing, _elided_object,
-                          _harms_asker, _keyword_query, _match_intensified, _match_trailing, _negated_action,
-                          _negated_state, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
-                          _reported, _reports_absence, _restates, _silenced, _states_fact, _time_phrase, _tried_object,
-                          _unread_tokens)
+from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing,
+                          _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
+                          _negated_action, _negated_state, _opens_clause, _others_event, _own_thing,
+                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _silenced,
+                          _states_fact, _time_phrase, _tried_object, _unread_tokens)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
 def _reading(question: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[int]]:
     cues = _cues()
     plain = _plain(question)
