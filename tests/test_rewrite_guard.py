@@ -1150,3 +1150,13 @@ def test_guard_42_a_thing_after_the_asker_is_the_exclusion():
 ])
 def test_guard_43_bad_experiences(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-44: a machine's message reports; a person's word still excludes
+    ("printer says no paper but the tray is full", []),
+    ("router shows no internet but wifi connected", []),
+    ("my doctor says no alcohol, mocktail recipes?", ["alcohol"]),
+])
+def test_guard_44_a_machine_message_is_no_exclusion(question, scoped):
+    assert _scope_texts(question) == scoped

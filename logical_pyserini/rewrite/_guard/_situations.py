@@ -404,7 +404,8 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     windows", "a society with no central government"), or before one of ``symptom_nouns`` within two words ("no
     signal on my TV", "makes no sound", "no new growth since spring").  Articles that fit such a need name the
     missing thing, so a NOT of it would sink them.  A name after "with" is still a thing ("apartments with no HOA"),
-    not after "there is" ("there's no IB and no AP either": what the asker's school lacks)."""
+    not after "there is" ("there's no IB and no AP either": what the asker's school lacks), nor in a machine's
+    message ("printer says no paper")."""
     if tokens[k] != "no" or k + 1 >= len(tokens):
         return False
     w = k - 1
@@ -419,6 +420,8 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
                                               and tokens[j - 1] == "there")):
         return True
+    if j >= 1 and tokens[j] in cues.message_verbs and cues.devices & set(tokens[max(0, j - 3) : j]):
+        return True  # "printer says no paper but the tray is full": a machine's message ("my doctor says no X" excludes)
     if not written[k + 1][:1].islower():
         return False
     if w >= 0 and tokens[w] == "with":

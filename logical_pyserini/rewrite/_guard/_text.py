@@ -143,6 +143,8 @@ class _Cues:
     indirect: frozenset[str] = frozenset()  # "don't recommend me X": the asker as indirect object, X the thing
     giving: frozenset[str] = frozenset()  # "recommend", "send": verbs that take the asker and a thing
     experiences: tuple[tuple[str, ...], ...] = ()  # "I had a horrible experience with X": X, when asking for else
+    message_verbs: frozenset[str] = frozenset()  # "printer says no paper": what a machine shows
+    devices: frozenset[str] = frozenset()  # "printer", "router", "git": things whose "says no X" is a message
     knowledge: tuple[tuple[str, ...], ...] = ()  # "I know": after an experience, what it taught, not what to omit
     refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
 
@@ -346,6 +348,8 @@ def _cues() -> _Cues:
         giving=words("giving_verbs"),
         knowledge=seqs("knowledge_cues"),
         experiences=seqs("experience_cues"),
+        message_verbs=words("message_verbs"),
+        devices=words("device_nouns"),
     )
 
 
