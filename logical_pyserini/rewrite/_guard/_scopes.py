@@ -62,6 +62,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     """
     cues = _cues()
     written, tokens, quoted = _read(question)
+    keywords = _keyword_query(tokens, cues)  # a search-box query: read once, asked at many tokens
     sentence_start = 0
     scopes = []
     i = 0
@@ -105,7 +106,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         opens = not n and _opens_clause(tokens, sentence_start, i, cues)
         if opens:  # "Ignore the JNC 8 report" (not "apps to ignore")
             n, kind = _match(tokens, i, cues.imperative), "strong"
-        if not n and (opens or (i > 0 and _keyword_query(tokens, cues))):  # "SUVs under 30k bar Nissan" too
+        if not n and (opens or (i > 0 and keywords)):  # "SUVs under 30k bar Nissan" too
             m = _match(tokens, i, cues.imperative_names)
             if m and i + m < len(written) and written[i + m][:1].isupper():  # ", bar Geico" (not "bar snacks")
                 n, kind = m, "strong"
@@ -176,7 +177,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
             stop = i
-            if start == 0 and i >= 4 and _keyword_query(tokens, cues):
+            if start == 0 and i >= 4 and keywords:
                 # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
                 last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
@@ -214,7 +215,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            if i == 0 and end == len(tokens) and end - n > 2 and _keyword_query(tokens, cues):
+            if i == 0 and end == len(tokens) and end - n > 2 and keywords:
                 # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
                 # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
                 # is an attribute of what is asked for ("no bake cheesecake recipe", "no deposit car finance")

@@ -77,10 +77,15 @@ def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, 
     cs, _, start, end = scope
     if tokens[cs] not in cues.premise or start < cs:
         return False
-    stop = _sentence_end(tokens, end)
     had = {t for t in tokens[start:end] if t not in cues.loose}
-    return any(end <= c < stop and s >= c and cues.consequence & set(tokens[end:c]) and not _knows(tokens, c, cues)
+    return any(s >= c and _after_premise(tokens, end, c, cues) and not _knows(tokens, c, cues)
                and not {t for t in tokens[s:e] if t not in cues.loose} <= had for c, _, s, e in scopes)
+
+
+def _after_premise(tokens: list[str], premise_end: int, c: int, cues: _Cues) -> bool:
+    """True when the cue at ``c`` comes after a premise ending at ``premise_end``, in its sentence and after a
+    consequence word ("We already bought top-bar hives, so ..."): what :func:`_premise` and :func:`_restates` read."""
+    return premise_end <= c < _sentence_end(tokens, premise_end) and bool(cues.consequence & set(tokens[premise_end:c]))
 
 
 def _knows(tokens: list[str], c: int, cues: _Cues) -> bool:
@@ -92,8 +97,8 @@ def _restates(tokens: list[str], scope: tuple[int, int, int, int], scopes: list,
     """True when ``scope`` is a knowledge cue that concludes an experience of its sentence: "I already read
     Understanding Exposure twice, so I know the basic triangle theory" leaves out the book, not the theory it taught."""
     c = scope[0]
-    return _knows(tokens, c, cues) and any(tokens[pc] in cues.premise and pe <= c and _sentence_end(tokens, pe) > c
-                                           and cues.consequence & set(tokens[pe:c]) for pc, _, _, pe in scopes)
+    return _knows(tokens, c, cues) and any(tokens[pc] in cues.premise and _after_premise(tokens, pe, c, cues)
+                                           for pc, _, _, pe in scopes)
 
 
 def _match_intensified(tokens: list[str], i: int, seqs, cues: _Cues) -> int:
@@ -160,14 +165,13 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     # "novels that are not illustrated", "movies that aren't found footage": a property asked for
     in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
-    if tokens[i] == "not" and n == 1 and not in_relative:
+    if tokens[i] == "not" and n == 1 and not in_relative and i > 0 and tokens[i - 1] in cues.copulas:
         v = i + 1
         while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
             v += 1
-        if v < end and tokens[v] == "from" and i > 0 and tokens[i - 1] in cues.copulas:
+        if v < end and tokens[v] == "from":
             return True  # "my certificate is not from the approved list": where something comes from, a fact
-        if v == end - 1 and i > 0 and tokens[i - 1] in cues.copulas and tokens[v] not in cues.loose \
-                and tokens[v] not in cues.prepositions:
+        if v == end - 1 and tokens[v] not in cues.loose and tokens[v] not in cues.prepositions:
             return True  # "reviewers said the writing is not logical": one word after a copula says how it is
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
@@ -421,7 +425,7 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
                                               and tokens[j - 1] == "there")):
         return True
     if j >= 1 and tokens[j] in cues.message_verbs and cues.devices & set(tokens[max(0, j - 3) : j]):
-        return True  # "printer says no paper but the tray is full": a machine's message ("my doctor says no X" excludes)
+        return True  # "printer says no paper but the tray is full": a machine's message ("my doctor says no X" is not)
     if not written[k + 1][:1].islower():
         return False
     if w >= 0 and tokens[w] == "with":
