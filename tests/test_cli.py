@@ -199,3 +199,14 @@ def test_overwrite_with_a_bad_corpus_keeps_the_existing_index(tmp_path, museum_c
     assert sorted(p.name for p in index.iterdir()) == before
     with pytest.raises(FileExistsError, match="--overwrite"):
         build_lucene_index(museum_corpus, index, progress=False)
+
+
+def test_search_help_names_real_defaults_only():
+    """Flags whose default is resolved per oracle or model show the one their help names, never '(default: None)'."""
+    from logical_pyserini.rerank import TIE_SPREAD, TIE_TOP
+    from logical_pyserini.search.__main__ import build_parser
+
+    text = " ".join(build_parser().format_help().split())
+    assert "(default: None)" not in text and "(default: False)" not in text
+    assert f"base run's top {TIE_TOP} hits" in text and f"default {TIE_SPREAD:g} for --oracle llm" in text
+    assert "(default: 100)" in text or "(default: 1000)" in text  # real defaults are still shown

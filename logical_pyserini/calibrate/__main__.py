@@ -17,6 +17,7 @@ import logging
 import sys
 import time
 
+from .._cli import HelpFormatter
 from ..encode import add_encoder_arguments, query_encoder_from_args
 from ..retrieve import add_retriever_arguments, get_retriever, open_retrievers, retriever_indexes
 from ..query import QuerySyntaxError, parse_query
@@ -29,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m logical_pyserini.calibrate",
         description="Fit the calibration σ((s-τ)λ) of BM25 and/or dense leaf scores from judged topics "
         "(scikit-learn logistic regression) and write it as JSON for search --calibration.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--index", default=None, metavar="DIR|NAME",
                    help="Lucene index or Pyserini prebuilt BM25 index name (calibrates bm25).")

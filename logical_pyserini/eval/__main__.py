@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .._cli import HelpFormatter
 from ._evaluate import (
     DEFAULT_MEASURES,
     MEASURE_PRESETS,
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m logical_pyserini.eval",
         description="Score TREC runs with ir_measures; judged queries missing from a run count as 0.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--qrels", required=True, metavar="FILE|NAME",
                    help="TREC qrels file, or a Pyserini qrels name (dl19-passage, beir-v1.0.0-scifact-test, ...).")

@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from .._cli import HelpFormatter
 from .._io import OutputError
 
 _LUCENE_BATCH = 1000
@@ -22,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Index a JSONL corpus (Pyserini JsonCollection 'id'/'contents' or BEIR '_id'/'title'/'text'), "
         "a file or a folder of files, into a Lucene index with raw text, positions and doc vectors, "
         "or (--dense) into a Pyserini Faiss index (IndexFlatIP of unit vectors + docid file).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--input", required=True, metavar="PATH", help="JSONL file or folder of JSONL files.")
     p.add_argument("--index", required=True, metavar="DIR", help="Index directory to create.")

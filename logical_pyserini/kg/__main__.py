@@ -16,6 +16,7 @@ import logging
 import sys
 from pathlib import Path
 
+from .._cli import HelpFormatter
 from .._io import OutputError
 from ..models import ModelError
 from ._betae import TYPES, QueryFileError
@@ -27,7 +28,7 @@ from ._graph import GraphError
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m logical_pyserini.kg", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=HelpFormatter)
     p.add_argument("--data", required=True, help="BetaE-format folder (train.txt, valid.txt, test.txt/all.txt)")
     p.add_argument("--queries", help="BetaE query pickle (default: DATA/test-queries.pkl, "
                    "else DATA/test-queries.pkl.ori)")

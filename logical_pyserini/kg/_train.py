@@ -23,6 +23,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .._cli import HelpFormatter
 from .._io import OutputError
 from ._embedding import (
     EmbeddingError, LinkPredictor, TrainConfig, default_embedding_path, file_digest, train_complex,
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = TrainConfig()
     p = argparse.ArgumentParser(prog="python -m logical_pyserini.kg train-embeddings",
                                 description=__doc__.split("\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=HelpFormatter)
     p.add_argument("--data", required=True, help="BetaE-format folder: train.txt (training), valid.txt (epoch "
                    "selection), stats.txt (sizes); test.txt is never read")
     p.add_argument("--output", help="embedding file (.npz; a FILE.json sidecar goes beside it) "

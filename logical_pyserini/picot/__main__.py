@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from .._cli import HelpFormatter
 from .._io import atomic_write, atomic_write_text
 from ._data import load_questions
 from ._prolog import PrologEngine, PrologUnavailable
@@ -35,7 +36,7 @@ DEFAULT_K = {"phantomwiki": 10, "hotpotqa": 14, "2wiki": 16}
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m logical_pyserini.picot",
                                 description="π-CoT multi-hop QA (and CoT / RAG / IRCoT baselines) over a Lucene index.",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                formatter_class=HelpFormatter)
     p.add_argument("--questions", required=True, help="questions JSONL (eval/picot_data.py writes them)")
     p.add_argument("--corpus", default=None, help="corpus JSONL ({id, contents}); builds --index when absent")
     p.add_argument("--index", default=None, help="Lucene index directory (built from --corpus if absent)")

@@ -11,7 +11,8 @@ import argparse
 import logging
 from typing import Any
 
-from ._base import KNOWLEDGE, BaseReranker, pool_hits, searcher_doc_text_fn
+from ._base import (DEFAULT_FUSION, DEFAULT_LIFT, KNOWLEDGE, LIFT_FLOOR, LIFT_RATIO, LOW_CONFIDENCE_FUSION, MAX_LIFT,
+                    TIE_SPREAD, TIE_TOP, BaseReranker, pool_hits, searcher_doc_text_fn)
 
 logger = logging.getLogger(__name__)
 
@@ -36,24 +37,25 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "model), dense (embedded MiniLM); hf:PATH and openai:NAME name the model directly.")
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
-                        "default 0.8, and 0.7 for a low-confidence topic (every posterior below the lift, none "
+                        f"default {DEFAULT_FUSION:g}, and {LOW_CONFIDENCE_FUSION:g} for a low-confidence topic (every posterior below the lift, none "
                         "singled out); a W given here holds for every topic (see README, OrLog reranking).")
     g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
-                        "10x) so the best one does, before the fusion; 0 disables; default 0.5 for --oracle llm, "
+                        f"{MAX_LIFT:g}x) so the best one does, before the fusion; 0 disables; default {DEFAULT_LIFT:g} "
+                        "for --oracle llm, "
                         "0 for leaf and dense.")
     g.add_argument("--rerank-lift-ratio", type=float, default=None, metavar="R",
                    help="OrLog: lift only when the best posterior is at least R times that of the base run's top hit "
                         "(all low and close together: a low-confidence judgement, the base keeps its weight); "
-                        "0 lifts always; default 2.")
+                        f"0 lifts always; default {LIFT_RATIO:g}.")
     g.add_argument("--rerank-lift-floor", type=float, default=None, metavar="F",
                    help="OrLog: nor lift a topic whose best posterior is below F to the power of its formula's "
                         "positive conjuncts (no hit judged likely: a low-confidence judgement, the base keeps its "
-                        "weight); 0 disables; default 0.25.")
+                        f"weight); 0 disables; default {LIFT_FLOOR:g}.")
     g.add_argument("--rerank-tie-spread", type=float, default=None, metavar="S",
-                   help="OrLog: when the posteriors of the base run's top 5 hits lie within S of one another, the "
-                        "model does not tell them apart and the base's first hit stays first; 0 disables; default "
-                        "0.1 for --oracle llm, 0 for leaf and dense.")
+                   help=f"OrLog: when the posteriors of the base run's top {TIE_TOP} hits lie within S of one another, "
+                        "the model does not tell them apart and the base's first hit stays first; 0 disables; "
+                        f"default {TIE_SPREAD:g} for --oracle llm, 0 for leaf and dense.")
     g.add_argument("--rerank-add-dense", type=int, default=0, metavar="NUM",
                    help="Also rerank the top NUM documents of a dense search of the question (the natural question "
                         "when --rewrite gave one, else the positive leaves) that are not in the top --rerank-depth: "

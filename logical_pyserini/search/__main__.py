@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 
+from .._cli import HelpFormatter
 from .._io import OutputError
 from ..compose import AND_OPERATORS, NORMALIZERS, NOT_OPERATORS, OR_OPERATORS
 from ..encode import add_encoder_arguments
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m logical_pyserini.search",
         description="Logical (AND / OR / NOT) search over a Lucene index, a Faiss index or both; writes a TREC run.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("--index", default=None, metavar="DIR|NAME",
                    help="Lucene index directory, or a Pyserini prebuilt BM25 index name (msmarco-v1-passage, "
