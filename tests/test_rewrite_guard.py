@@ -1160,3 +1160,52 @@ def test_guard_43_bad_experiences(question, scoped):
 ])
 def test_guard_44_a_machine_message_is_no_exclusion(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-45 (after the first runs of the held-out eval/cues/phrasings_u and eval/longq25, written after guard-44)
+    # a later question about the situation ("Is this normal?") asks about the negation before it
+    ("My son is two and he will not touch a vegetable. Not peas, not carrots. Is this normal at this age?", []),
+    ("Boss says I can't take annual leave until my probation is over - is that even legal in Australia?", []),
+    # absences and reports of what happened
+    ("He sent a vague text saying there was damage to the carpet but no itemized list. What are my options?", []),
+    ("Also I have no appetite at night, so when should I eat?", []),
+    ("I have no appetite for horror films, any comedies?", ["horror films"]),  # a taste still excludes
+    ("Called the garage down the street, no answer. Is it safe to drive?", []),
+    ("My UK student visa got refused with no reason given. Can I reapply?", []),
+    # idioms, wished states, double negations, how well a thing works
+    ("We've got six days so no need to rush it. Stops between Sydney and Melbourne?", []),
+    ("family-friendly places to stay that won't cost an arm and a leg", []),
+    ("I would hate to waste them. Can I ripen green tomatoes indoors?", []),
+    ("I don't want mealtimes to be a battle every single night. Any tricks?", []),
+    ("He never reads anything that isn't on a screen. Fantasy series for a 13 year old?", []),
+    ("I don't want anything that isn't vegan, cake ideas?", []),
+    ("movies for tonight, anything that isn't Marvel", ["marvel"]),
+    ("I need a laptop that handles 4K timelines without stuttering.", []),
+    # lists with commas, and new cues
+    ("pasta recipes without mushrooms, olives or anchovies", ["mushrooms , olives or anchovies"]),
+    ("weekend trip from london, not brighton, bath or oxford, somewhere less obvious", ["brighton , bath or oxford"]),
+    ("no sugar, how do I make it sweet or salty", ["sugar"]),
+    ("phone with a really good camera, i refuse to buy samsung", ["samsung"]),
+    ("Is there a grocery delivery in Toronto that isn't owned by Loblaw?", ["loblaw"]),
+    ("bands similar to Radiohead but keep Coldplay away from me", ["coldplay"]),
+    ("how to keep cats away from my plants", []),
+    ("Museums in Paris? We did the Louvre last time and once was plenty.", ["louvre"]),
+    ("Her party theme last year was Frozen so definitely not that again lol", ["frozen"]),
+    ("Which gaming mouse? Razer and Logitech both broke on me inside a year so I'm done with them.",
+     ["razer and logitech"]),
+    ("dog food for a lab with itchy skin, the chicken one gave her hives", ["the chicken one"]),
+    ("The doctor gave me antibiotics but the cough is still there", []),  # a person is not what harmed
+])
+def test_guard_45_situations_asked_lists_and_idioms(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("pasta recipes without mushrooms, olives or anchovies", ("mushrooms", "olives", "anchovies")),
+    ("beginner woodworking projects without a table saw", ("table saw",)),
+    ("P.S. Please nobody tell me about declawing, I will never do this to her.", ("declawing",)),
+])
+def test_guard_45_each_listed_item_is_its_own_not(question, kept):
+    """A rewrite's NOT that runs stated items together ("mushrooms olives") gives way to the items."""
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

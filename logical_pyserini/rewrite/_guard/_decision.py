@@ -43,6 +43,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     dropped: list[str] = []
     cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
     said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
+    stated_at: dict[tuple[str, ...], list[int]] = {}  # a NOT the question states: where its item is
     for term, negated in iter_terms(rewrite.tree):
         if not negated:
             continue
@@ -61,6 +62,12 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
         else:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
+        stated = [set(_unshared(item, [w for w in item if w not in cues.ignore], outside_words))
+                  for _, _, start, end in scopes for item in _items(lower, start, end, cues)]
+        # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
+        # anchovies") gives way to the items themselves.
+        kept = [k for k in kept if sum(1 for c in stated if c and c & set(k)) < 2
+                or not set(k) <= set().union(*stated)]
         for cs, ce, start, end in scopes:
             weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
@@ -74,10 +81,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
                     # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
                     # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
                     kept = [k for k in kept if not set(k) < set(core)] + [core]
+                    stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
     # Write each kept exclusion with the question's own spelling, in the question's order.
     spelled = []
     for core in kept:
-        js = said_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
+        js = said_at.get(tuple(core)) or stated_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
     said = {j for core in kept for j in said_at.get(tuple(core), ())}

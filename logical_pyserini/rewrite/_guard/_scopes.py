@@ -12,7 +12,7 @@ from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_sta
                           _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
                           _negated_action, _negated_state, _opens_clause, _others_event, _own_thing,
                           _possession_goes_on, _premise, _reported, _reports_absence, _restates, _silenced,
-                          _states_fact, _time_phrase, _tried_object, _unread_tokens)
+                          _states_fact, _time_phrase, _tried_object, _unread_tokens, _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -208,11 +208,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     # ("anything but that breed" points back)
                     or (end == i + n and tokens[end] in cues.demonstratives and end + 2 < len(tokens)
                         and all(_inside(t, cues) and t not in cues.loose for t in tokens[end + 1 : end + 3]))
-                    or _and_between_names(written, i + n, end, cues) or _and_in_list(tokens, item, end, cues)):
+                    or _and_between_names(written, i + n, end, cues) or _and_in_list(tokens, item, end, cues)
+                    or _comma_list(tokens, item, end, cues)):
                 if _names_listed(written, i + n, end, cues) and written[end].islower() \
                         and tokens[end] not in cues.determiners:
                     break  # "excluding Germany and France with the lowest cost of living": the names end it
-                step = _match(tokens, end, cues.lists) or int(tokens[end] == "and")  # "Tokyo and Seoul"
+                step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
             if i == 0 and end == len(tokens) and end - n > 2 and keywords:
@@ -237,6 +238,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (kind == "strong" and _own_thing(tokens, i + n, cues))
                       or (kind == "strong" and _reported(tokens, i, n, cues))
                       or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
+                      or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
+                      # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
+                      or (i + n + 2 < end and tokens[i + n] in ("anything", "anyone", "anybody", "anywhere")
+                          and tokens[i + n + 1] in cues.relative
+                          and (tokens[i + n + 2] in cues.negative or tokens[i + n + 2].endswith("n't")))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing
@@ -339,6 +345,32 @@ def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
         cues.prepositions | cues.personal | cues.ignore)
 
 
+def _comma_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
+    """A comma at ``at`` inside a scope's list of short items closed by "or" / "and": "without mushrooms, olives or
+    anchovies", "not brighton, bath or oxford, somewhere less obvious" (one to three words per item, the list ends
+    at punctuation or the end; not "no sugar, how do I make it sweet or salty")."""
+    if tokens[at] != "," or not 0 < at - item <= 3:
+        return False
+    def run(j: int) -> int:  # the end of one to three item words from j, or -1
+        k = j
+        while k < len(tokens) and _inside(tokens[k], cues) and tokens[k] not in ("and", "or") \
+                and tokens[k] not in cues.personal and tokens[k] not in cues.prepositions:
+            k += 1
+        return k if 0 < k - j <= 3 else -1
+    j = at + 1
+    while True:
+        k = run(j)
+        if k < 0 or k == len(tokens):
+            return False
+        if tokens[k] == ",":
+            j = k + 1
+            continue
+        if tokens[k] in ("and", "or"):
+            last = run(k + 1)
+            return last > 0 and (last == len(tokens) or not _inside(tokens[last], cues))  # "... and milk please"
+        return False
+
+
 def _and_in_list_back(tokens: list[str], sentence_start: int, at: int, cue: int, cues: _Cues) -> bool:
     """An "and" at ``at`` in a trailing cue's scope that joins a short list starting a clause: "- tacos and spag bol
     are off the table" (one to three words on each side, punctuation or the sentence start before the list)."""
@@ -426,8 +458,9 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
             start -= 2
             continue
         k = start - 1 - int(start - 1 >= first and written[start - 1].lower() in cues.determiners)  # "and the Y"
-        if k >= first and written[k].lower() in ("and", "or") and name(k - 1):
-            start = k - 1
+        if k >= first and written[k].lower() in ("and", "or") and (
+                name(k - 1) or (k - 1 == sentence_start and _first_word_name(written, sentence_start, before, cues))):
+            start = k - 1  # "Razer and Logitech both broke on me ...": a list may open the sentence
             continue
         if start > sentence_start and written[start - 1].lower() in cues.personal:
             # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
@@ -478,10 +511,12 @@ def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, 
 
 
 def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:
-    """The scope's tokens split into excluded items at "or" / "as well as"."""
+    """The scope's tokens split into excluded items at "or" / "as well as", and in a list with commas
+    (:func:`_comma_list`: "without mushrooms, olives and anchovies") at the commas and "and" too."""
     items, current, j = [], [], start
+    commas = "," in lower[start:end]
     while j < end:
-        n = _match(lower, j, cues.lists)
+        n = _match(lower, j, cues.lists) or int(commas and lower[j] in (",", "and"))
         if n and j + n <= end:
             items.append(current)
             current, j = [], j + n

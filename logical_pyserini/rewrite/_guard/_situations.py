@@ -253,6 +253,30 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
                and tokens[k - 1] not in cues.prepositions for k in range(start + 1, min(end + 1, len(tokens))))
 
 
+def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the wish negation ``tokens[i:i + n]`` ("don't want") is followed by a short noun phrase, "to" and one
+    of ``linking_verbs`` or "be": "I don't want mealtimes to be a battle", "don't want him to feel left out" say how
+    things should not turn out, and name nothing to leave out."""
+    for k in range(i + n + 1, min(end, i + n + 4)):
+        if tokens[k] == "to":
+            return k + 1 < len(tokens) and (tokens[k + 1] == "be" or tokens[k + 1] in cues.linking_verbs)
+        if not tokens[k][0].isalnum():
+            return False
+    return False
+
+
+def _double_negation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the cue at ``i`` negates a relative clause of "nothing", or of "anything" after a negation of its
+    own clause: "he never reads anything that isn't on a screen", "nothing that isn't vegan" ask for the thing
+    only ("anything that isn't Marvel" still excludes)."""
+    if i < 2 or tokens[i - 1] not in cues.relative:
+        return False
+    if tokens[i - 2] == "nothing":
+        return True
+    return tokens[i - 2] in ("anything", "anyone", "anybody", "anywhere") and any(
+        t in cues.negative or t.endswith("n't") for t in tokens[_clause_start(tokens, sentence_start, i - 2, cues) : i - 2])
+
+
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when a weak cue (or a negative word) at ``i`` excludes nothing: its sentence asks about a fact ("Why do
     cats not like water?") and its clause states no wish ("..., I want to avoid ibuprofen" does), it is capitalised
@@ -262,6 +286,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
     (:func:`_states_situation`) or how to do what is asked (:func:`_states_manner`)."""
     start = _clause_start(tokens, sentence_start, i, cues)
     return bool(_asks_fact(tokens, sentence_start, i, cues)
+                or _situation_asked(tokens, sentence_start, i, cues)
                 or (_asks_property(tokens, sentence_start, i, cues)  # not "Which countries ... without Denmark"
                     and not (i + 1 < len(written) and written[i + 1][:1].isupper()))
                 or (i > sentence_start and written[i][:1].isupper() and not written[i].isupper())
@@ -271,6 +296,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                     and (tokens[i] == "not" or tokens[i] in cues.copulas))
                 # "It's not that I don't like classical music": the negations cancel
                 or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))
+                or _double_negation(tokens, sentence_start, i, cues)
                 or any(tuple(tokens[k - len(v) : k]) == v and not (k - len(v) > 0 and (
                     tokens[k - len(v) - 1] in cues.prepositions or tokens[k - len(v) - 1] in cues.determiners))
                        for v in cues.need_verbs  # "lunches for work w/o rice": a noun, not a verb of getting by
@@ -354,7 +380,7 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     if not _match(tokens, i, cues.harm) or not 1 <= len(subject) <= 4 or subject[0] in cues.anaphors \
             or all(t in cues.loose for t in subject) \
             or any(not t[0].isalnum() or t in cues.personal or t in cues.quantifiers or t in cues.interrogatives
-                   or _adverb(t, cues) for t in subject):
+                   or t in cues.agent_nouns or _adverb(t, cues) for t in subject):
         return False
     return _asks_else(tokens, start, i, cues)
 
@@ -418,6 +444,12 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
         if before is None:
             break
         w = before - 1
+    if w > 1 and tokens[w] in ("but", "and"):  # "saying there was 'damage to the carpet' but no itemized list"
+        for v in range(w - 1, max(0, w - 12), -1):
+            if tokens[v] in _SENTENCE_END or tokens[v] in _COMMA_LIKE:
+                break
+            if tokens[v] == "there's" or (tokens[v] == "there" and tokens[v + 1] in ("is", "are", "was", "were")):
+                return True
     j = w
     if j > 0 and (tokens[j] in cues.intensifiers or _adverb(tokens[j], cues)):
         j -= 1
@@ -435,7 +467,10 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
         return q == len(tokens) or not tokens[q][0].isalnum() or _gerund(tokens[q], cues) or tokens[q] in (
             cues.prepositions | cues.clause_words | cues.symptom_followers | cues.time_words | {"and", "or"})
 
-    return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1) for p in range(k + 1, min(k + 3, len(tokens))))
+    # "no appetite at night" is reported, "no appetite for horror" is a taste (``preference_nouns``)
+    return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1)
+               and not (tokens[p] in cues.preference_nouns and p + 1 < len(tokens) and tokens[p + 1] in ("for", "in"))
+               for p in range(k + 1, min(k + 3, len(tokens))))
 
 
 def _never_done(tokens: list[str], i: int, cues: _Cues, past: bool = False) -> bool:
@@ -502,6 +537,22 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
                                        tokens[last + _match(tokens, last, cues.fact_tails) : end])
 
 
+def _situation_asked(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when a later question of the request asks about the situation by an anaphor (``situation_questions``:
+    "He will not touch a vegetable. Not peas, not carrots. ... Is this normal at this age?", "Boss says I can't take
+    annual leave until my probation is over - is that even legal?") and the cue's clause states no wish: the
+    negation is what the asker wants explained, and articles that explain it name what it negates."""
+    if cues.wish & set(tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
+        return False
+    for j in range(i + 1, len(tokens)):
+        if tokens[j - 1] in _SENTENCE_END or tokens[j - 1] in _COMMA_LIKE:
+            o = _past_openers(tokens, j, len(tokens), cues)
+            end = _sentence_end(tokens, o)
+            if _match(tokens, o, cues.situation_questions) and end < len(tokens) and tokens[end] == "?":
+                return True
+    return False
+
+
 def _past_openers(tokens: list[str], start: int, i: int, cues: _Cues) -> int:
     """The first token from ``start`` (before ``i``) that is none of ``openers`` ("and", "or", "please")."""
     while start < i and tokens[start] in cues.openers:
@@ -527,6 +578,8 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     and so it does in a clause of making ("redo our backyard without grass", ``making_verbs``)."""
     if tokens[i] not in cues.manner:
         return False
+    if i + 1 < len(tokens) and tokens[i + 1] in cues.failure_gerunds:
+        return True  # "handles 4K timelines without stuttering", "a sealant that holds without cracking"
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
     start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)

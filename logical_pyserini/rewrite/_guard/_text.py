@@ -98,6 +98,9 @@ class _Cues:
     contrast: tuple[tuple[str, ...], ...] = ()  # "but not": strong in a request, silent in a fact question
     not_before: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)  # "sans serif" is no cue
     fact_tails: tuple[tuple[str, ...], ...] = ()  # "..., why??", "— what's wrong?": the sentence asks a fact
+    situation_questions: tuple[tuple[str, ...], ...] = ()  # "Is this normal?": a later question asks about it
+    failure_gerunds: frozenset[str] = frozenset()  # "handles 4K without stuttering": how well, not a thing
+    agent_nouns: frozenset[str] = frozenset()  # "the doctor gave me antibiotics": a person, not what harmed
     midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
     auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
     substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
@@ -301,6 +304,9 @@ def _cues() -> _Cues:
         contrast=seqs("contrast_cues"),
         not_before={tuple(_words(k)): frozenset(v) for k, v in data.get("cue_not_before", {}).items()},
         fact_tails=seqs("fact_question_tails"),
+        situation_questions=seqs("situation_questions"),
+        failure_gerunds=words("failure_gerunds"),
+        agent_nouns=words("agent_nouns"),
         midclause=seqs("midclause_cues"),
         auxiliaries=seqs("auxiliary_negations"),
         substitution=words("substitution_verbs"),
