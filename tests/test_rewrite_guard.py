@@ -1173,6 +1173,7 @@ def test_guard_44_a_machine_message_is_no_exclusion(question, scoped):
     ("I have no appetite for horror films, any comedies?", ["horror films"]),  # a taste still excludes
     ("Called the garage down the street, no answer. Is it safe to drive?", []),
     ("My UK student visa got refused with no reason given. Can I reapply?", []),
+    ("Hello, in Germany is it allowed that my employer does not pay overtime?", []),
     # idioms, wished states, double negations, how well a thing works
     ("We've got six days so no need to rush it. Stops between Sydney and Melbourne?", []),
     ("family-friendly places to stay that won't cost an arm and a leg", []),

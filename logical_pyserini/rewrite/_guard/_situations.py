@@ -524,6 +524,9 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
     if cues.fact_clause & set(tokens[clause:i]):  # "What are the common reasons hypertension doesn't respond ..."
         return True
     end = _sentence_end(tokens, i)
+    if end < len(tokens) and tokens[end] == "?" and any(_match(tokens, j, cues.fact_frames)
+                                                        for j in range(sentence_start, i)):
+        return True  # "Hello, in Germany is it allowed that my employer does not pay overtime?"
     opening = next((j + 1 for j in range(i - 1, sentence_start - 1, -1) if tokens[j] == ":"), sentence_start)
     # A clause of a question may ask on its own: "..., and is it true that no dog is hypoallergenic?"
     openings = {sentence_start, opening} | ({clause} if end < len(tokens) and tokens[end] == "?" else set())

@@ -101,6 +101,7 @@ class _Cues:
     situation_questions: tuple[tuple[str, ...], ...] = ()  # "Is this normal?": a later question asks about it
     failure_gerunds: frozenset[str] = frozenset()  # "handles 4K without stuttering": how well, not a thing
     agent_nouns: frozenset[str] = frozenset()  # "the doctor gave me antibiotics": a person, not what harmed
+    fact_frames: tuple[tuple[str, ...], ...] = ()  # "..., is it allowed that my employer does not pay X?"
     midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
     auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
     substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
@@ -307,6 +308,7 @@ def _cues() -> _Cues:
         situation_questions=seqs("situation_questions"),
         failure_gerunds=words("failure_gerunds"),
         agent_nouns=words("agent_nouns"),
+        fact_frames=seqs("fact_question_frames"),
         midclause=seqs("midclause_cues"),
         auxiliaries=seqs("auxiliary_negations"),
         substitution=words("substitution_verbs"),
