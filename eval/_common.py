@@ -26,6 +26,8 @@ SOURCES = EVAL / "sources"
 if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
 
+from logical_pyserini._cli import HelpFormatter  # noqa: E402  (after the path is set)
+
 
 class _Parser(argparse.ArgumentParser):
     """Resolves ``--results`` after parsing: ``--quick`` runs never overwrite the committed full results."""
@@ -47,7 +49,7 @@ def base_parser(doc: str, data: bool = True) -> argparse.ArgumentParser:
     data : bool
         Whether the script writes generated data (adds ``--data``).
     """
-    p = _Parser(description=doc.strip().splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = _Parser(description=doc.strip().splitlines()[0], formatter_class=HelpFormatter)
     p.add_argument("--quick", action="store_true", help="Tiny configuration that runs in seconds (tests).")
     p.add_argument("--results", default=None, metavar="DIR",
                    help="Where tables and figures go (default eval/results, or eval/results-quick with --quick).")
