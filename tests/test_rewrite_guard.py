@@ -528,7 +528,7 @@ def test_a_need_verb_may_take_an_adverb_before_without():
     # "Already seen X, so ..."), so its own scope is empty
     ("Netflix comedies? Seen Schitt's Creek already, so leave that off the list.", ["schitt's creek", ""]),
     ("I've finished Couch to 5K so that one's out; next running plan?", ["couch to 5k"]),
-    ("tutors for A-level maths in Leeds, Kumon I have already tried so pls omit", ["", "kumon"]),
+    ("tutors for A-level maths in Leeds, Kumon I have already tried so pls omit", ["kumon", ""]),
     ("Which Marvel films can I skip?", [""]),  # nothing named before the cue: nothing excluded
     # a question opening with a negated auxiliary asks about a fact
     ("Doesn't milk go off faster without a fridge?", []),
@@ -1210,3 +1210,14 @@ def test_guard_45_situations_asked_lists_and_idioms(question, scoped):
 def test_guard_45_each_listed_item_is_its_own_not(question, kept):
     """A rewrite's NOT that runs stated items together ("mushrooms olives") gives way to the items."""
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-46: an object before "we've ruled out" / "I've already tried"; "other place" points back
+    ("Kitchen reno countertop ideas - marble we've ruled out because of staining, what else looks good?", ["marble"]),
+    ("I need a python web framework. Django we have already tried and it is too heavy for us.", ["django"]),
+    ("Dog food brands for a senior lab. We've ruled out Purina after he got sick on it.", ["purina"]),
+    ("Onsen ryokan near Tokyo for 2 nights. Hakone is very crowded, so I want other place.", ["hakone"]),
+])
+def test_guard_46_objects_before_their_cue(question, scoped):
+    assert _scope_texts(question) == scoped

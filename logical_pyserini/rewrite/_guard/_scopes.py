@@ -168,6 +168,14 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         if not n:
             i += 1
             continue
+        if kind == "trailing" and tokens[i] in cues.personal and (
+                i == sentence_start or not _inside(tokens[i - 1], cues)
+                or (i + n < len(tokens) and tokens[i + n] in cues.copulas)):
+            # "marble we've ruled out because ...": the object comes first; with nothing before the asker the cue
+            # reads forward ("We've ruled out Purina"), and before a copula it is a relative clause ("The options
+            # we've ruled out are cost and time")
+            i += 1
+            continue
         if kind == "trailing":
             start = i
             # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X.
