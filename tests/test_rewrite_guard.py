@@ -1221,3 +1221,50 @@ def test_guard_45_each_listed_item_is_its_own_not(question, kept):
 ])
 def test_guard_46_objects_before_their_cue(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-47 (after the first runs of the held-out eval/cues/phrasings_v and eval/longq26, written after guard-46)
+    # what a provider lacks, what others' things do, how things should not turn out, doubts and counts of none
+    ("His school follows the Kenyan curriculum and does not offer AP or IB classes, so he cannot show those.", []),
+    ("My wife isn't thrilled that half the hallway lights now don't work with the wall switch.", []),
+    ("iphone won't charge past 80 percent", []),
+    ("They just don't want to feel lost while others are winning. Quick games?", []),
+    ("On my nights off I never know whether to flip back to a normal schedule or stay nocturnal.", []),
+    ("My husband works days, so the house isn't quiet when I need it to be.", []),
+    ("I would hate not to finish this before Christmas.", []),
+    ("they just stopped laying like not one egg in three weeks. what feed?", []),
+    ("a mystery audiobook please, preferably not one narrated by the author", ["one narrated by the author"]),
+    ("Yes, we were on it for a year. Not going back there. Which hosts are good?", []),
+    ("neither here nor there meaning", []),
+    ("what does the XL bully ban mean for owners who already have one", []),
+    ("gift ideas for my dad who hates gadgets", ["gadgets"]),  # a taste after "who" still excludes
+    # someone's rule or message the asker asks how to live with
+    ("The building also doesn't allow bikes inside. Where can I park my bike safely?", []),
+    ("Our landlord won't allow nails in the walls. How can I hang a mirror?", ["nails in the walls"]),
+    ("The wedding invite says no children. Would it be rude to ask if the baby can come?", []),
+    ("my doctor says no alcohol, mocktail recipes?", ["alcohol"]),
+    ("dog refuses his kibble but gobbles treats, should I worry", []),
+    # new cue words and shapes
+    ("car hire at Malaga airport. Goldcar burned us with hidden fees in 2022.", ["goldcar"]),
+    ("Need a streaming service for anime. Crunchyroll, been there done that, the app crashed.", ["crunchyroll"]),
+    ("Cruise lines for a retired couple. Carnival isn't our cup of tea, too much of a party crowd.", ["carnival"]),
+    ("anniversary dinner edinburgh, steakhouses are a no from the wife", ["steakhouses"]),
+    ("Tried the Figs ones and they rolled down constantly, so pass. Compression socks for nurses?", ["figs"]),
+    ("fantasy series for a 13 year old who's finished Harry Potter and Percy Jackson, so those are done",
+     ["harry potter and percy jackson"]),
+    ("sunscreen for sensitive skin, I break out from anything with oxybenzone", ["anything with oxybenzone"]),
+    ("travel insurance for over 70s, heard horror stories about Staysure so I'd rather not", ["staysure"]),
+])
+def test_guard_47_providers_rules_doubts_and_new_cues(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("I don't want to stop the antibiotic early because I know this is not good.", ()),
+    ("Which VPN is good in Turkey? Please not NordVPN, last time not work good.", ("NordVPN",)),
+    ("Canadian citizenship test tips? Don't need the oath ceremony, I've read plenty on that already.",
+     ("oath ceremony",)),
+])
+def test_guard_47_kept(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

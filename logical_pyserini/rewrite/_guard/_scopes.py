@@ -8,11 +8,12 @@ from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _words)
-from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing,
-                          _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
-                          _negated_action, _negated_state, _opens_clause, _others_event, _own_thing,
-                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _silenced,
-                          _states_fact, _time_phrase, _tried_object, _unread_tokens, _wished_state)
+from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _counts_none,
+                          _details_nothing, _elided_object, _harms_asker, _keyword_query, _match_intensified,
+                          _match_trailing, _negated_action, _negated_state, _opens_clause, _others_event, _own_thing,
+                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _rule_asked_about,
+                          _silenced, _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens,
+                          _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -190,9 +191,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
                 last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
                 start, stop = last - 1 - int(tokens[last - 1] in tokens[: last - 1]), last
-            if start == i == sentence_start and i > 1 and tokens[i - 1] in _SENTENCE_END:
-                # "AirAsia? never again.": a cue alone after a sentence of one to three names scopes them
-                ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END), default=0)
+            if start == i and i > 1 and (i == sentence_start and tokens[i - 1] in _SENTENCE_END
+                                         or tokens[i - 1] == ","):
+                # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
+                ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE),
+                         default=0)
                 if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() for w in written[ps : i - 1]):
                     start, stop = ps, i - 1
             back = None
@@ -235,6 +238,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 elif kind == "weak":  # "no bake": an attribute; a NOT of the whole query would sink every answer
                     i += n
                     continue
+            if kind == "strong" and i > 0 and tokens[i - 1] in ("who", "whose") \
+                    and not _match(tokens, i, cues.contrast) \
+                    and not (i + n < len(written) and written[i + n][:1].isupper()):
+                # "owners who already have one", "dentists who avoid amalgam": who is asked for, as after a weak cue
+                # ("players who aren't LeBron" and "my dad who hates gadgets", a taste, still exclude)
+                i += n
+                continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if back:  # the anaphors count as the cue's: they leave the positive text with it
@@ -247,6 +257,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (kind == "strong" and _reported(tokens, i, n, cues))
                       or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
                       or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
+                      or _counts_none(tokens, i, n, cues)
+                      # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
+                      or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
+                      # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion
+                      or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
+                          and tokens[i + n + 1] in cues.question_words)
+                      or _rule_asked_about(tokens, i, n, end, cues)
                       # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
                       or (i + n + 2 < end and tokens[i + n] in ("anything", "anyone", "anybody", "anywhere")
                           and tokens[i + n + 1] in cues.relative
@@ -256,6 +273,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       # "knee pain walking down stairs but not up": a direction, no thing
                       or (end > i + n and all(t in cues.particles or t in cues.prepositions
                                               for t in tokens[i + n : end]))
+                      # "Not going back there": a movement pointing back, no thing ("no swimming" is one)
+                      or (end > i + n + 1 and _gerund(tokens[i + n], cues) and all(
+                          t in cues.particles or t in cues.prepositions or t in cues.loose
+                          for t in tokens[i + n + 1 : end]))
                       # "phone says no SIM card detected": a message the asker reports
                       or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
                       or _possession_goes_on(tokens, sentence_start, i, n, cues)

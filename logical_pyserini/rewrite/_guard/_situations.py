@@ -165,13 +165,16 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     # "novels that are not illustrated", "movies that aren't found footage": a property asked for
     in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
-    if tokens[i] == "not" and n == 1 and not in_relative and i > 0 and tokens[i - 1] in cues.copulas:
+    negated_copula = (tokens[i] == "not" and i > 0 and tokens[i - 1] in cues.copulas) \
+        or tokens[i] in ("isn't", "aren't", "wasn't", "weren't")  # "the house isn't quiet when I need it to be"
+    if n == 1 and not in_relative and negated_copula:
         v = i + 1
         while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
             v += 1
         if v < end and tokens[v] == "from":
             return True  # "my certificate is not from the approved list": where something comes from, a fact
-        if v == end - 1 and tokens[v] not in cues.loose and tokens[v] not in cues.prepositions:
+        if (v == end - 1 or (v == end - 2 and tokens[v + 1] in cues.condition)) \
+                and tokens[v] not in cues.loose and tokens[v] not in cues.prepositions:
             return True  # "reviewers said the writing is not logical": one word after a copula says how it is
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
@@ -253,10 +256,44 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
                and tokens[k - 1] not in cues.prepositions for k in range(start + 1, min(end + 1, len(tokens))))
 
 
+def _counts_none(tokens: list[str], i: int, n: int, cues: _Cues) -> bool:
+    """True when "not" at ``i`` counts a thing that did not happen: "not one egg in three weeks", "not a single
+    reply since Monday" report a count of zero ("not one narrated by the author" still excludes)."""
+    j = i + 1 + (tokens[i + 1 : i + 3] == ["a", "single"]) if n == 1 and tokens[i] == "not" else len(tokens)
+    if j >= len(tokens) - 2 or tokens[j] not in ("one", "single"):
+        return False
+    noun, after = tokens[j + 1], tokens[j + 2]
+    return noun.isalpha() and not noun.endswith("ed") and noun not in cues.loose \
+        and (after in cues.prepositions or after in cues.state_prepositions or not after[0].isalnum())
+
+
+def _rule_asked_about(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the cue ``tokens[i:i + n]`` tells someone's rule ("The building doesn't allow bikes inside") and a
+    later question of the request names what the rule is about ("where can I park my bike safely?"): the asker
+    wants to cope with the rule, so articles about the thing answer ("Our landlord won't allow nails. How can I
+    hang a mirror?" still excludes the nails)."""
+    if _match(tokens, i, cues.auxiliaries) != n or i + n >= end or tokens[i + n] not in cues.refusals:
+        return False
+    def stem(t: str) -> str:
+        return t[:-1] if len(t) > 3 and t.endswith("s") else t
+    named = {stem(t) for t in tokens[i + n + 1 : end] if t[0].isalnum() and t not in cues.loose}
+    k = _sentence_end(tokens, i)
+    while k < len(tokens):
+        e = _sentence_end(tokens, k + 1)
+        if e < len(tokens) and tokens[e] == "?" and named & {stem(t) for t in tokens[k + 1 : e]}:
+            return True
+        k = e
+    return False
+
+
 def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
-    """True when the wish negation ``tokens[i:i + n]`` ("don't want") is followed by a short noun phrase, "to" and one
-    of ``linking_verbs`` or "be": "I don't want mealtimes to be a battle", "don't want him to feel left out" say how
-    things should not turn out, and name nothing to leave out."""
+    """True when the wish negation ``tokens[i:i + n]`` ("don't want") is followed by a short noun phrase or none, "to"
+    and one of ``linking_verbs`` or "be": "I don't want mealtimes to be a battle", "don't want him to feel left out",
+    "they don't want to feel lost" say how things should not turn out, and name nothing to leave out; so does "to"
+    and one of ``ceasing_verbs`` ("I don't want to stop the antibiotic early" keeps taking it)."""
+    if i + n + 1 < len(tokens) and tokens[i + n] == "to":
+        verb = tokens[i + n + 1]
+        return verb == "be" or verb in cues.linking_verbs or verb in cues.ceasing_verbs
     for k in range(i + n + 1, min(end, i + n + 4)):
         if tokens[k] == "to":
             return k + 1 < len(tokens) and (tokens[k + 1] == "be" or tokens[k + 1] in cues.linking_verbs)
@@ -273,8 +310,9 @@ def _double_negation(tokens: list[str], sentence_start: int, i: int, cues: _Cues
         return False
     if tokens[i - 2] == "nothing":
         return True
+    clause = _clause_start(tokens, sentence_start, i - 2, cues)
     return tokens[i - 2] in ("anything", "anyone", "anybody", "anywhere") and any(
-        t in cues.negative or t.endswith("n't") for t in tokens[_clause_start(tokens, sentence_start, i - 2, cues) : i - 2])
+        t in cues.negative or t.endswith("n't") for t in tokens[clause : i - 2])
 
 
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -456,8 +494,9 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
                                               and tokens[j - 1] == "there")):
         return True
-    if j >= 1 and tokens[j] in cues.message_verbs and cues.devices & set(tokens[max(0, j - 3) : j]):
-        return True  # "printer says no paper but the tray is full": a machine's message ("my doctor says no X" is not)
+    if j >= 1 and tokens[j] in cues.message_verbs and (cues.devices | cues.documents) & set(tokens[max(0, j - 3) : j]):
+        return True  # "printer says no paper", "the invite says no children": a machine's or a document's message
+        # ("my doctor says no X" is not)
     if not written[k + 1][:1].islower():
         return False
     if w >= 0 and tokens[w] == "with":
@@ -551,8 +590,8 @@ def _situation_asked(tokens: list[str], sentence_start: int, i: int, cues: _Cues
         if tokens[j - 1] in _SENTENCE_END or tokens[j - 1] in _COMMA_LIKE:
             o = _past_openers(tokens, j, len(tokens), cues)
             end = _sentence_end(tokens, o)
-            if _match(tokens, o, cues.situation_questions) and end < len(tokens) and tokens[end] == "?":
-                return True
+            if _match(tokens, o, cues.situation_questions) and (end == len(tokens) or tokens[end] == "?"):
+                return True  # "..., should I worry" typed without its question mark too
     return False
 
 
@@ -642,20 +681,34 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
         return False
     start = _clause_start(tokens, sentence_start, i, cues)
     for k in range(i - 2, start, -1):  # "I read that many small restaurants ...": the reported clause's subject
-        if tokens[k] == "that" and (tokens[k - 1] in cues.reporting or tokens[k - 1] in cues.perception):
+        # (and "My wife isn't thrilled that half the hallway lights now don't work")
+        if tokens[k] == "that" and (tokens[k - 1] in cues.reporting or tokens[k - 1] in cues.perception
+                                    or tokens[k + 1] in cues.determiners or tokens[k + 1] in cues.quantifiers
+                                    or tokens[k + 1] == "half"):
             start = k + 1
             break
     subject = tokens[start:i]
+    # "His school follows the Kenyan curriculum and does not offer AP": what a school, a shop or a unit provides
+    # is its own doing, even when it is the asker's ("my school doesn't offer A-levels"; not "I don't have X")
+    provides = tokens[i + n] in cues.provider_verbs
+    if provides and i > sentence_start and tokens[i - 1] in ("but", "and"):
+        subject = []  # an elided subject: the sentence's
     if not subject and i > sentence_start and tokens[i - 1] in ("but", "and"):
         # an elided subject is the sentence's first word: "He cruises ... and crawls ... but won't let go"
-        return tokens[sentence_start] in cues.third_persons | {"it", "they"}
-    if not subject or len(subject) > 5 or cues.personal & set(subject) or cues.relative & set(subject):
+        return tokens[sentence_start] in cues.third_persons | {"it", "they"} or (
+            provides and tokens[sentence_start] in cues.possessives and tokens[sentence_start] != "my")
+    if not subject or len(subject) > 5 or cues.relative & set(subject) or (
+            cues.personal & set(subject) and not (provides and subject[0] in cues.possessives and len(subject) > 1)):
         return False
-    head = written[i - 1]
+    last = i  # the subject's head, past adverbs: "the hallway lights now don't work"
+    while last - 1 > start and (_adverb(tokens[last - 1], cues) or tokens[last - 1] in cues.quantifiers
+                                or tokens[last - 1] in ("now", "still", "also", "even", "just")):
+        last -= 1
+    head = written[last - 1]
     if not (head.isalpha() and head.islower() and len(head) > 3 and head not in cues.loose):
-        return tokens[i - 1] in cues.third_persons | {"they"}
+        return tokens[last - 1] in cues.third_persons | {"they"}
     # "many small restaurants don't accept cards", "The immigration office doesn't answer emails"
-    return _plural(head) or subject[0] in cues.determiners
+    return _plural(head) or subject[0] in cues.determiners or provides or head in cues.devices  # "iphone won't charge"
 
 
 def _keyword_query(tokens: list[str], cues: _Cues) -> bool:
@@ -672,6 +725,8 @@ def _unread_tokens(plain: str, tokens: list[str], cues: _Cues) -> set[int]:
     unread = _quoted_tokens(plain) | _message_tokens(tokens, cues)
     if tokens and _keyword_query(tokens, cues) and cues.title_media & set(tokens):
         unread.add(0)
+        if tokens[0] == "neither" and "nor" in tokens:  # "neither here nor there meaning"
+            unread.add(tokens.index("nor"))
     return unread
 
 

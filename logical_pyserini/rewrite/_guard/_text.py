@@ -102,6 +102,11 @@ class _Cues:
     failure_gerunds: frozenset[str] = frozenset()  # "handles 4K without stuttering": how well, not a thing
     agent_nouns: frozenset[str] = frozenset()  # "the doctor gave me antibiotics": a person, not what harmed
     fact_frames: tuple[tuple[str, ...], ...] = ()  # "..., is it allowed that my employer does not pay X?"
+    provider_verbs: frozenset[str] = frozenset()  # "his school does not offer AP": what a provider lacks
+    knowing_verbs: frozenset[str] = frozenset()  # "I never know whether to ...": a doubt, not an exclusion
+    documents: frozenset[str] = frozenset()  # "the wedding invite says no children": a document's rule, reported
+    question_words: frozenset[str] = frozenset()  # "whether", "what": the question a doubt is about
+    ceasing_verbs: frozenset[str] = frozenset()  # "I don't want to stop the antibiotic": keeps it
     midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
     auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
     substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
@@ -309,6 +314,11 @@ def _cues() -> _Cues:
         failure_gerunds=words("failure_gerunds"),
         agent_nouns=words("agent_nouns"),
         fact_frames=seqs("fact_question_frames"),
+        provider_verbs=words("provider_verbs"),
+        knowing_verbs=words("knowing_verbs"),
+        documents=words("document_nouns"),
+        question_words=words("question_words"),
+        ceasing_verbs=words("ceasing_verbs"),
         midclause=seqs("midclause_cues"),
         auxiliaries=seqs("auxiliary_negations"),
         substitution=words("substitution_verbs"),
