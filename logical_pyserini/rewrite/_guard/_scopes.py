@@ -10,10 +10,10 @@ from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_
                     _inside, _match, _plain, _plural, _words)
 from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _counts_none,
                           _details_nothing, _elided_object, _harms_asker, _keyword_query, _match_intensified,
-                          _match_trailing, _negated_action, _negated_state, _opens_clause, _others_event, _own_thing,
-                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _rule_asked_about,
-                          _silenced, _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens,
-                          _wished_state)
+                          _match_trailing, _negated_action, _negated_relative, _negated_state, _opens_clause,
+                          _others_event, _own_thing, _possession_goes_on, _premise, _reported, _reports_absence,
+                          _restates, _rule_asked_about, _silenced, _situation_asked, _states_fact, _time_phrase,
+                          _tried_object, _unread_tokens, _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -265,9 +265,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                           and tokens[i + n + 1] in cues.question_words)
                       or _rule_asked_about(tokens, i, n, end, cues)
                       # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
-                      or (i + n + 2 < end and tokens[i + n] in ("anything", "anyone", "anybody", "anywhere")
-                          and tokens[i + n + 1] in cues.relative
-                          and (tokens[i + n + 2] in cues.negative or tokens[i + n + 2].endswith("n't")))
+                      or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
                           and _negated_state(tokens, written, i, n, end, cues))
                       # "knee pain walking down stairs but not up": a direction, no thing

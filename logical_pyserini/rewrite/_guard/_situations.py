@@ -6,6 +6,8 @@ from __future__ import annotations
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _adverb, _clause_start, _gerund, _inside, _match, _plural,
                     _quoted_tokens, _sentence_end)
 
+_ANY = ("anything", "anyone", "anybody", "anywhere")  # "anything that isn't X"
+
 
 def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when "no" at ``i`` details a negated "anything" (or a "nothing") earlier in its sentence, after
@@ -302,17 +304,20 @@ def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> b
     return False
 
 
+def _negated_relative(tokens: list[str], k: int, cues: _Cues) -> bool:
+    """True when ``tokens[k]`` is "anything" / "nothing" / ... with a negated relative clause ("anything that isn't")."""
+    return k + 2 < len(tokens) and tokens[k] in _ANY + ("nothing",) and tokens[k + 1] in cues.relative \
+        and (tokens[k + 2] in cues.negative or tokens[k + 2].endswith("n't"))
+
+
 def _double_negation(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the cue at ``i`` negates a relative clause of "nothing", or of "anything" after a negation of its
     own clause: "he never reads anything that isn't on a screen", "nothing that isn't vegan" ask for the thing
     only ("anything that isn't Marvel" still excludes)."""
-    if i < 2 or tokens[i - 1] not in cues.relative:
+    if i < 2 or not _negated_relative(tokens, i - 2, cues):
         return False
-    if tokens[i - 2] == "nothing":
-        return True
     clause = _clause_start(tokens, sentence_start, i - 2, cues)
-    return tokens[i - 2] in ("anything", "anyone", "anybody", "anywhere") and any(
-        t in cues.negative or t.endswith("n't") for t in tokens[clause : i - 2])
+    return tokens[i - 2] == "nothing" or any(t in cues.negative or t.endswith("n't") for t in tokens[clause : i - 2])
 
 
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
@@ -674,8 +679,11 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
                   cues: _Cues) -> bool:
     """True when an auxiliary negation ("don't", "won't") tells what someone other than the asker does: its subject
     is a third person ("He ... but won't let go of anything"), a plural noun phrase ("many small restaurants don't
-    accept cards") or one with a determiner ("The immigration office doesn't answer emails"), and its verb is no
-    taste ("the kids don't like mushrooms", "won't eat anything spicy" still exclude)."""
+    accept cards"), one with a determiner ("The immigration office doesn't answer emails") or a device ("iphone won't
+    charge past 80 percent"), maybe after "that" and before adverbs ("... thrilled that half the hallway lights now
+    don't work"), and its verb is no taste ("the kids don't like mushrooms", "won't eat anything spicy" still
+    exclude); or its verb is one of ``provider_verbs``, whose subject may be the asker's ("His school ... does not
+    offer AP or IB classes")."""
     if _match(tokens, i, cues.auxiliaries) != n or i + n >= end or tokens[i + n] in cues.preference_verbs \
             or tokens[i + n] in cues.ability_verbs or tokens[i + n] in cues.refusals:  # "the kids won't eat X"
         return False
