@@ -1268,3 +1268,16 @@ def test_guard_47_providers_rules_doubts_and_new_cues(question, scoped):
 ])
 def test_guard_47_kept(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_guard_48_a_model_not_is_not_confirmed_by_sick_or_a_count_of_none():
+    """guard-48: "nobody seems sick" and "not one egg in three weeks" are no negative clauses; "sick of" is one."""
+    from logical_pyserini.rewrite._guard._scopes import negative_clauses
+    assert negative_clauses("they stopped laying like not one egg in three weeks and nobody seems sick") == []
+    assert negative_clauses("dinner ideas, sick of pasta") == [(3, 6)]
+
+
+def test_guard_48_bare_contractions_are_restored_in_place():
+    from logical_pyserini.rewrite._guard._text import _plain
+    assert _plain("theyre fine, ive tried it, youre right, dont go, im here") == \
+        "they're fine, i've tried it, you're right, don't go, i'm here"

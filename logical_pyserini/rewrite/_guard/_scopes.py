@@ -8,12 +8,12 @@ from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _words)
-from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _counts_none,
-                          _details_nothing, _elided_object, _harms_asker, _keyword_query, _match_intensified,
-                          _match_trailing, _negated_action, _negated_relative, _negated_state, _opens_clause,
-                          _others_event, _own_thing, _possession_goes_on, _premise, _reported, _reports_absence,
-                          _restates, _rule_asked_about, _silenced, _situation_asked, _states_fact, _time_phrase,
-                          _tried_object, _unread_tokens, _wished_state)
+from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing,
+                          _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
+                          _negated_action, _negated_relative, _negated_state, _opens_clause, _others_event, _own_thing,
+                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _rule_asked_about,
+                          _silenced, _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens,
+                          _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -257,7 +257,6 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (kind == "strong" and _reported(tokens, i, n, cues))
                       or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
                       or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
-                      or _counts_none(tokens, i, n, cues)
                       # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
                       or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
                       # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion
@@ -325,6 +324,10 @@ def negative_clauses(question: str) -> list[tuple[int, int]]:
     for k, (start, end, sentence_start) in enumerate(spans):
         if not any(tokens[j] in cues.negative and j not in quoted
                    and not (tokens[j] in ("out", "off") and j > 0 and tokens[j - 1] in cues.particle_verbs)
+                   # "nothing works": the subject of a statement; "nobody seems sick": "sick" / "tired" only with
+                   # "of" ("sick of pasta")
+                   and not (tokens[j] == "nothing" and j + 1 < end and tokens[j + 1] in cues.subject_verbs)
+                   and not (tokens[j] in ("sick", "tired") and (j + 1 == len(tokens) or tokens[j + 1] != "of"))
                    and not _silenced(tokens, written, sentence_start, j, cues)
                    and not _clause_state(tokens, written, j, end, cues) for j in range(start, end)):
             continue

@@ -340,6 +340,7 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 # "It's not that I don't like classical music": the negations cancel
                 or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))
                 or _double_negation(tokens, sentence_start, i, cues)
+                or _counts_none(tokens, i, 1, cues)  # "not one egg in three weeks"
                 or any(tuple(tokens[k - len(v) : k]) == v and not (k - len(v) > 0 and (
                     tokens[k - len(v) - 1] in cues.prepositions or tokens[k - len(v) - 1] in cues.determiners))
                        for v in cues.need_verbs  # "lunches for work w/o rice": a noun, not a verb of getting by

@@ -189,7 +189,12 @@ def _plain(text: str) -> str:
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
     text = _mid_minus(text)
-    return _bare_contractions().sub(lambda m: f"{m[0][:-1]}'{m[0][-1]}", text)
+    def restore(m: re.Match) -> str:  # "dont" -> "don't", "ive" -> "i've", "theyre" -> "they're"
+        w = m[0]
+        cut = 2 if w.lower().endswith(("re", "ve")) else 1
+        return f"{w[:-cut]}'{w[-cut:]}"
+
+    return _bare_contractions().sub(restore, text)
 
 
 @lru_cache(maxsize=1)
