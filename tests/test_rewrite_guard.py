@@ -688,8 +688,9 @@ def test_guard_22(question, scoped):
      ["thailand"]),
     ("I've been using Shopify for my shop. It costs too much. Anything except that one, obviously.", ["shopify"]),
     ("Cafés in Rome. The service is slow, so not that one.", [""]),
+    # guard-49: "had an awful time with" is an experience cue of its own; the anaphor then adds an empty scope
     ("Had an awful time with Wells Fargo, so I'm not going anywhere near them. Business accounts?",
-     ["wells fargo"]),
+     ["wells fargo", ""]),
     ("my doctor said intermittent fasting is not an option for now", ["intermittent fasting"]),
 ])
 def test_guard_23_relative_states_and_far_anaphors(question, scoped):
@@ -1281,3 +1282,25 @@ def test_guard_48_bare_contractions_are_restored_in_place():
     from logical_pyserini.rewrite._guard._text import _plain
     assert _plain("theyre fine, ive tried it, youre right, dont go, im here") == \
         "they're fine, i've tried it, you're right, don't go, i'm here"
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-49 (after the first runs of the held-out eval/cues/phrasings_w and eval/longq27, written after guard-48)
+    ("I just bought my first e-bike and my apartment building doesn't allow e-bikes inside at all. "
+     "So how do other people cope with this?", []),
+    ("There's no garage, no bike room, and the street outside isn't safe.", []),
+    ("The sewing shop in town told me they don't repair models that old. Is this a timing problem?", []),
+    ("I don't want to give up on it because it has sentimental value.", []),
+    ("The machine keeps skipping stitches and I can't figure out why.", []),
+    ("sewing machine skipping stitches no matter what needle I use", []),
+    ("skipping the museums, what else is there in Paris?", ["the museums"]),
+    ("Our older son is not tall enough yet for most of the rides.", []),
+    ("Our youngest really can't cope with standing in long queues. How do disability passes work?", []),
+    ("We don't have the budget, and the park doesn't let strollers into the queue lines.", []),
+    ("We had a terrible time with aquafaba last Easter, so I do not want to hear about it again.",
+     ["aquafaba", "to hear about"]),
+    ("what not to wear to a theme park in summer", []),
+    ("The dentist said I must not eat anything 2 hours after filling, is it true I must not drink also?", []),
+])
+def test_guard_49_coping_reports_symptoms_and_holidays(question, scoped):
+    assert _scope_texts(question) == scoped

@@ -263,6 +263,14 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
                           and tokens[i + n + 1] in cues.question_words)
                       or _rule_asked_about(tokens, i, n, end, cues)
+                      # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
+                      or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices or tokens[i - 1] in (
+                          "keeps", "keep", "kept", "started", "starts", "stopped", "stops")))
+                      # "he's not tall enough yet": how someone is
+                      or (i + n + 1 < len(tokens) and tokens[i + n + 1] == "enough")
+                      # "he can't cope with standing in long queues": a difficulty the question is about
+                      or (i + n + 2 < end and tokens[i + n] in cues.coping_verbs
+                          and _gerund(tokens[i + n + 1 + int(tokens[i + n + 1] == "with")], cues))
                       # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
                       or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
                       or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
@@ -469,10 +477,10 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     word is no name (its capital says nothing), nor is "I"."""
     first = sentence_start + 1
 
-    def name(k: int) -> bool:  # "Borrowdale", "5K"
+    def name(k: int) -> bool:  # "Borrowdale", "5K"; not a holiday ("aquafaba last Easter, ... hear about it")
         word = written[k] if k >= first else ""
         return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word))) \
-            and word.lower() not in cues.personal
+            and word.lower() not in cues.personal and word.lower() not in cues.time_words
 
     end = before
     while end > first and not name(end - 1):

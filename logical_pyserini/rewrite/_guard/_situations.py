@@ -282,7 +282,9 @@ def _rule_asked_about(tokens: list[str], i: int, n: int, end: int, cues: _Cues) 
     k = _sentence_end(tokens, i)
     while k < len(tokens):
         e = _sentence_end(tokens, k + 1)
-        if e < len(tokens) and tokens[e] == "?" and named & {stem(t) for t in tokens[k + 1 : e]}:
+        asked = {stem(t) for t in tokens[k + 1 : e]}
+        # "... So how do other people cope with this?": the rule itself is what the asker wants help with
+        if e < len(tokens) and tokens[e] == "?" and (named & asked or cues.coping_verbs & asked):
             return True
         k = e
     return False
@@ -295,6 +297,8 @@ def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> b
     and one of ``ceasing_verbs`` ("I don't want to stop the antibiotic early" keeps taking it)."""
     if i + n + 1 < len(tokens) and tokens[i + n] == "to":
         verb = tokens[i + n + 1]
+        if verb == "give":  # "I don't want to give up on it" (not "to give my dog bones")
+            return i + n + 2 < len(tokens) and tokens[i + n + 2] == "up"
         return verb == "be" or verb in cues.linking_verbs or verb in cues.ceasing_verbs
     for k in range(i + n + 1, min(end, i + n + 4)):
         if tokens[k] == "to":
@@ -305,7 +309,8 @@ def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> b
 
 
 def _negated_relative(tokens: list[str], k: int, cues: _Cues) -> bool:
-    """True when ``tokens[k]`` is "anything" / "nothing" / ... with a negated relative clause ("anything that isn't")."""
+    """True when ``tokens[k]`` is "anything" / "nothing" / ... before a negated relative clause ("anything that
+    isn't")."""
     return k + 2 < len(tokens) and tokens[k] in _ANY + ("nothing",) and tokens[k + 1] in cues.relative \
         and (tokens[k + 2] in cues.negative or tokens[k + 2].endswith("n't"))
 
@@ -483,7 +488,7 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if tokens[k] != "no" or k + 1 >= len(tokens):
         return False
     w = k - 1
-    while w > 2 and tokens[w] == "and":  # back over "no X and": "with no shed and no water butt"
+    while w > 2 and tokens[w] in ("and", ","):  # back over "no X and": "with no shed and no water butt", "no X, no Y"
         before = next((v for v in range(w - 1, max(-1, w - 5), -1) if tokens[v] == "no"), None)
         if before is None:
             break
@@ -696,6 +701,12 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
                                     or tokens[k + 1] == "half"):
             start = k + 1
             break
+    for k in range(i - 1, start, -1):  # "the shop told me they don't repair models that old": the reported subject
+        if tokens[k] in cues.reporting:
+            start = k + 1 + int(k + 1 < i and tokens[k + 1] in cues.indirect)
+            break
+    while start < i and tokens[start] in ("and", "but", "so"):  # "..., and the park doesn't let strollers in"
+        start += 1
     subject = tokens[start:i]
     # "His school follows the Kenyan curriculum and does not offer AP": what a school, a shop or a unit provides
     # is its own doing, even when it is the asker's ("my school doesn't offer A-levels"; not "I don't have X")

@@ -107,6 +107,7 @@ class _Cues:
     documents: frozenset[str] = frozenset()  # "the wedding invite says no children": a document's rule, reported
     question_words: frozenset[str] = frozenset()  # "whether", "what": the question a doubt is about
     ceasing_verbs: frozenset[str] = frozenset()  # "I don't want to stop the antibiotic": keeps it
+    coping_verbs: frozenset[str] = frozenset()  # "how do other people cope with this?": the rule is the topic
     midclause: tuple[tuple[str, ...], ...] = ()  # "..., but scratch bali": an imperative inside a sentence only
     auxiliaries: tuple[tuple[str, ...], ...] = ()  # "won't", "doesn't": the next word is a verb
     substitution: frozenset[str] = frozenset()  # "what can I use instead of buttermilk": the thing to replace
@@ -324,6 +325,7 @@ def _cues() -> _Cues:
         documents=words("document_nouns"),
         question_words=words("question_words"),
         ceasing_verbs=words("ceasing_verbs"),
+        coping_verbs=words("coping_verbs"),
         midclause=seqs("midclause_cues"),
         auxiliaries=seqs("auxiliary_negations"),
         substitution=words("substitution_verbs"),
