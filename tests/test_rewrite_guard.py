@@ -1304,3 +1304,17 @@ def test_guard_48_bare_contractions_are_restored_in_place():
 ])
 def test_guard_49_coping_reports_symptoms_and_holidays(question, scoped):
     assert _scope_texts(question) == scoped
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-50 (phrasings_w's first-run misses): idioms of refusal; "something else X" asks for X
+    ("first time buyer mortgage advice uk — interest-only can get in the sea", ["interest-only"]),
+    ("best first time tax software for freelancers US — TurboTax and H&R Block can both jog on",
+     ["turbotax and h r block"]),
+    ("dentist near Cork for a crown, I draw the line at the one on Patrick St, waited 2 hours last time",
+     ["the one on patrick st"]),
+    ("Guitar pedal for a shoegaze wall of sound. Something else fuzzy", []),
+    ("she hates Monopoly so anything else really that's fun and not too long", ["monopoly"]),
+])
+def test_guard_50_idioms_and_something_else(question, scoped):
+    assert _scope_texts(question) == scoped

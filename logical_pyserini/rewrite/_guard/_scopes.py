@@ -247,6 +247,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
+            if not back and kind == "anaphoric" and tokens[i + n - 1] in ("else", "different"):
+                i += n  # "Something else fuzzy", "somewhere else warm": what follows is what is asked for
+                continue
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
             elif not (((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
