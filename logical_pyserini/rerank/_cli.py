@@ -37,13 +37,13 @@ def add_rerank_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
                         "model), dense (embedded MiniLM); hf:PATH and openai:NAME name the model directly.")
     g.add_argument("--rerank-fusion", type=float, default=None, metavar="W",
                    help="Posterior weight in the final score W*posterior + (1-W)*base (min-max scaled); "
-                        f"default {DEFAULT_FUSION:g}, and {LOW_CONFIDENCE_FUSION:g} for a low-confidence topic (every posterior below the lift, none "
-                        "singled out); a W given here holds for every topic (see README, OrLog reranking).")
+                        f"default {DEFAULT_FUSION:g}, and {LOW_CONFIDENCE_FUSION:g} for a low-confidence topic "
+                        "(every posterior below the lift, none singled out); a W given here holds for every topic "
+                        "(see README, OrLog reranking).")
     g.add_argument("--rerank-lift", type=float, default=None, metavar="P",
                    help="OrLog: when no reranked hit's posterior reaches P, scale the topic's posteriors (at most "
                         f"{MAX_LIFT:g}x) so the best one does, before the fusion; 0 disables; default {DEFAULT_LIFT:g} "
-                        "for --oracle llm, "
-                        "0 for leaf and dense.")
+                        "for --oracle llm, 0 for leaf and dense.")
     g.add_argument("--rerank-lift-ratio", type=float, default=None, metavar="R",
                    help="OrLog: lift only when the best posterior is at least R times that of the base run's top hit "
                         "(all low and close together: a low-confidence judgement, the base keeps its weight); "

@@ -62,26 +62,26 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
         else:
             dropped.append(term.text)
     if propose:  # exclusions the question states that the rewrite missed
-        stated = [set(_unshared(item, [w for w in item if w not in cues.ignore], outside_words))
-                  for _, _, start, end in scopes for item in _items(lower, start, end, cues)]
-        # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
-        # anchovies") gives way to the items themselves.
-        kept = [k for k in kept if sum(1 for c in stated if c and c & set(k)) < 2
-                or not set(k) <= set().union(*stated)]
+        stated = []  # (the scope's item span, after a weak cue?, named words, those not shared with the question)
         for cs, ce, start, end in scopes:
             weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
                 named = [w for w in item if w not in cues.ignore]
-                # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word:
-                # then the question names the excluded thing outside the exclusion too ("Hostas are everywhere,
-                # so ... other than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't
-                # about Iceland").
-                core = _unshared(item, named, outside_words) or ([] if weak else named)
-                if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
-                    # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets"
-                    # beside "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
-                    kept = [k for k in kept if not set(k) < set(core)] + [core]
-                    stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
+                stated.append(((start, end), weak, named, _unshared(item, named, outside_words)))
+        # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
+        # anchovies") gives way to the items themselves.
+        cores = [set(unshared) for *_, unshared in stated]
+        kept = [k for k in kept if sum(1 for c in cores if c and c & set(k)) < 2 or not set(k) <= set().union(*cores)]
+        for (start, end), weak, named, unshared in stated:
+            # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word: then
+            # the question names the excluded thing outside the exclusion too ("Hostas are everywhere, so ... other
+            # than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't about Iceland").
+            core = unshared or ([] if weak else named)
+            if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
+                # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets" beside
+                # "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
+                kept = [k for k in kept if not set(k) < set(core)] + [core]
+                stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
     # Write each kept exclusion with the question's own spelling, in the question's order.
     spelled = []
     for core in kept:

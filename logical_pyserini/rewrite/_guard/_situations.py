@@ -168,7 +168,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     # "novels that are not illustrated", "movies that aren't found footage": a property asked for
     in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
     negated_copula = (tokens[i] == "not" and i > 0 and tokens[i - 1] in cues.copulas) \
-        or tokens[i] in ("isn't", "aren't", "wasn't", "weren't")  # "the house isn't quiet when I need it to be"
+        or (tokens[i] in cues.copulas and tokens[i].endswith("n't"))  # "the house isn't quiet when I need it to be"
     if n == 1 and not in_relative and negated_copula:
         v = i + 1
         while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers):
@@ -477,6 +477,11 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
     return None
 
 
+def _there_is(tokens: list[str], v: int) -> bool:
+    """True when "there's" is at ``v``, or "there is" / "there was" / ... ends at ``v``."""
+    return tokens[v] == "there's" or (v > 0 and tokens[v - 1] == "there" and tokens[v] in ("is", "are", "was", "were"))
+
+
 def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues) -> bool:
     """True when "no" at ``k`` reports an absence, a state or a property of what is asked for, not a thing to leave
     out: after "there is" ("there's no clog I can see", "there is simply no room"), after "with" ("a room with no
@@ -497,13 +502,12 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
         for v in range(w - 1, max(0, w - 12), -1):
             if tokens[v] in _SENTENCE_END or tokens[v] in _COMMA_LIKE:
                 break
-            if tokens[v] == "there's" or (tokens[v] == "there" and tokens[v + 1] in ("is", "are", "was", "were")):
+            if _there_is(tokens, v):
                 return True
     j = w
     if j > 0 and (tokens[j] in cues.intensifiers or _adverb(tokens[j], cues)):
         j -= 1
-    if j >= 0 and (tokens[j] == "there's" or (tokens[j] in ("is", "are", "was", "were") and j > 0
-                                              and tokens[j - 1] == "there")):
+    if j >= 0 and _there_is(tokens, j):
         return True
     if j >= 1 and tokens[j] in cues.message_verbs and (cues.devices | cues.documents) & set(tokens[max(0, j - 3) : j]):
         return True  # "printer says no paper", "the invite says no children": a machine's or a document's message
@@ -694,16 +698,16 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
             or tokens[i + n] in cues.ability_verbs or tokens[i + n] in cues.refusals:  # "the kids won't eat X"
         return False
     start = _clause_start(tokens, sentence_start, i, cues)
-    for k in range(i - 2, start, -1):  # "I read that many small restaurants ...": the reported clause's subject
-        # (and "My wife isn't thrilled that half the hallway lights now don't work")
-        if tokens[k] == "that" and (tokens[k - 1] in cues.reporting or tokens[k - 1] in cues.perception
-                                    or tokens[k + 1] in cues.determiners or tokens[k + 1] in cues.quantifiers
-                                    or tokens[k + 1] == "half"):
-            start = k + 1
-            break
-    for k in range(i - 1, start, -1):  # "the shop told me they don't repair models that old": the reported subject
+    # The reported clause's subject: "I read that many small restaurants ...", "My wife isn't thrilled that half the
+    # hallway lights now don't work", "the shop told me they don't repair models that old"
+    for k in range(i - 1, start, -1):
         if tokens[k] in cues.reporting:
             start = k + 1 + int(k + 1 < i and tokens[k + 1] in cues.indirect)
+            break
+        if tokens[k] == "that" and k < i - 1 and (
+                tokens[k - 1] in cues.reporting or tokens[k - 1] in cues.perception or tokens[k + 1] in cues.determiners
+                or tokens[k + 1] in cues.quantifiers or tokens[k + 1] == "half"):
+            start = k + 1
             break
     while start < i and tokens[start] in ("and", "but", "so"):  # "..., and the park doesn't let strollers in"
         start += 1
