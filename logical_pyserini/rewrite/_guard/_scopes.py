@@ -123,9 +123,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
         if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
             closes = cues.split[tokens[i]]
-            close = next((j for j in range(i + 2, min(len(tokens), i + 2 + cues.max_scope_words))
-                          if _match(tokens, j, closes) or not (_inside(tokens[j], cues) or tokens[j] in ("and", "or"))),
-                         None)  # "leave Leonardo da Vinci and Michelangelo aside"
+            # "leave Leonardo da Vinci and Michelangelo aside", "watched AOT, Death Note, Demon Slayer already"
+            close = next((j for j in range(i + 2, min(len(tokens), i + 2 + 2 * cues.max_scope_words))
+                          if _match(tokens, j, closes)
+                          or not (_inside(tokens[j], cues) or tokens[j] in ("and", "or")
+                                  or (tokens[j] == "," and _names_only(written, i + 1, j)))
+                          or (j >= i + 2 + cues.max_scope_words and "," not in tokens[i + 1 : j])), None)
             if close is not None and _match(tokens, close, closes):
                 back = None
                 if all(t in cues.loose for t in tokens[i + 1 : close]) and cues.anaphors & set(tokens[i + 1 : close]):
@@ -134,6 +137,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, close + 1, *back) if back else (i, i + 1, i + 1, close))
                 i = close + _match(tokens, close, closes)
                 continue
+        rejected = None if n else _rejected(tokens, written, i, cues)
+        if rejected:  # "UPPAbaby? no thanks", "someone recommended Aussie Home Loans, nope"
+            m = _match(tokens, i, cues.rejections)
+            scopes.append((i, i + m, *rejected))
+            i += m
+            continue
         if not n:
             n, kind = _match_trailing(tokens, i, cues), "trailing"
             tried = None if n else _tried_object(tokens, sentence_start, i, cues)
@@ -162,6 +171,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 and tokens[i + n] in cues.refusals and not _gerund(tokens[i + n + 1], cues)
             if n and not rule and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
+            if n and tokens[i] in cues.continuing_negations and not any(c >= sentence_start for c, _, _, _ in scopes) \
+                    and any(t in cues.negators or t.endswith("n't") for t in tokens[sentence_start:i]):
+                n = 0  # "I have not changed the variety nor the compost supplier": it goes on with a state
         if n and i > sentence_start and tokens[i - 1] in cues.relative and _match(tokens, i, cues.relative_needs):
             n = 0  # "houseplants that don't need direct sunlight" asks for that property
         if n and _amount_qualifier(tokens, i, cues):
@@ -208,6 +220,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 elif start == stop and start > sentence_start and tokens[start - 1] in cues.consequence and names:
                     # "Last time we did Disney the queues nearly broke us, so never again": the names before it
                     back = _named_object(written, sentence_start, start - 1, cues)
+            if not back and cues.place_anaphors & set(tokens[start:stop]):
+                i += n  # "steer clear of Storrs Hall - friend's wedding there was a disaster": the place named before
+                continue
             scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
         else:
             # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
@@ -247,8 +262,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
-            if not back and kind == "anaphoric" and tokens[i + n - 1] in ("else", "different"):
-                i += n  # "Something else fuzzy", "somewhere else warm": what follows is what is asked for
+            if not back and kind == "anaphoric" and tokens[i + n - 1] in cues.else_words:
+                # "Something else fuzzy", "somewhere else warm", "What other places would work?": what follows is
+                # what is asked for
+                i += n
                 continue
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
@@ -266,6 +283,15 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
                           and tokens[i + n + 1] in cues.question_words)
                       or _rule_asked_about(tokens, i, n, end, cues)
+                      # "Can't afford therapy right now, are there free ... resources?": a cheaper way to the same
+                      # thing is asked for ("can't afford Disney, cheaper parks?" still excludes the name)
+                      or (cues.cost_verbs & set(tokens[i : i + n + 1]) and i + n < len(written)
+                          and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
+                      # "i honestly dont want to go": a light verb alone names no thing; "I don't want to break the
+                      # counter": what the asker fears to damage, not what the answers leave out
+                      or (_match(tokens, i, cues.wish_negations) == n and end > i + n
+                          and ((tokens[end - 1] in cues.light_verbs and all(t == "to" for t in tokens[i + n : end - 1]))
+                               or (tokens[i + n] == "to" and i + n + 1 < end and tokens[i + n + 1] in cues.damage_verbs)))
                       # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
                       or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices or tokens[i - 1] in (
                           "keeps", "keep", "kept", "started", "starts", "stopped", "stops")))
@@ -470,7 +496,56 @@ def _antecedent(tokens: list[str], written: list[str], sentence_start: int, befo
     """What an anaphor before ``before`` points to: the sentence's named subject (:func:`_named_subject`), else, when
     ``names`` (no exclusion of the sentence came first), the last names before it (:func:`_named_object`)."""
     return _named_subject(tokens, written, sentence_start, before, cues) or (
-        _named_object(written, sentence_start, before, cues) if names else None)
+        (_named_object(written, sentence_start, before, cues) or _tried_thing(tokens, sentence_start, before, cues))
+        if names else None)
+
+
+def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """What the asker tried earlier in the sentence, for an anaphor with no name to point to: "I've also tried
+    melatonin from the chemist and it did nothing, so not that either", "My GP had me on zopiclone for a while ...,
+    so that's out" (one of ``tried_verbs`` after the asker, or after someone who put the asker "on" it): the words
+    after it up to a preposition, a time word or a clause break."""
+    for k in range(sentence_start, before):
+        if tokens[k] not in cues.tried_verbs:
+            continue
+        b = k - 1
+        while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
+            b -= 1
+        start = k + 1
+        if tokens[start : start + 2] in (["me", "on"], ["us", "on"], ["him", "on"], ["her", "on"]):
+            start += 2  # "My GP had me on zopiclone"
+        elif not (k == sentence_start or tokens[b] in cues.personal) or (
+                b > sentence_start and tokens[b - 1][:1].isalnum() and tokens[b - 1] not in cues.boundary):
+            continue  # "the logitech one i had broke in a month": a relative clause, its object before it
+        e = start
+        while e < before and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
+                and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
+            e += 1
+        named = [t for t in tokens[start:e] if t not in cues.loose]
+        if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
+            return start, e
+    return None
+
+
+def _names_only(written: list[str], start: int, end: int) -> bool:
+    """True when ``written[start:end]`` is a list of names: each word capitalised or holding a capital ("AOT, Death
+    Note"), joined by commas, "and" or "or"."""
+    words = [w for w in written[start:end] if w not in (",", "and", "or")]
+    return bool(words) and all(w[:1].isupper() or any(c.isupper() for c in w[1:]) for w in words)
+
+
+def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tuple[int, int] | None:
+    """The names a rejection at ``i`` turns down: one of ``rejections`` standing alone right after a question mark
+    or a comma, after the names that end the fragment before it ("stroller recs, UPPAbaby? no thanks, way too
+    heavy", "someone recommended Aussie Home Loans, nope"; not "is it worth it? nope, the fee ...", no name)."""
+    m = _match(tokens, i, cues.rejections)
+    if not m or i < 2 or tokens[i - 1] not in ("?", ",") or (
+            i + m < len(tokens) and tokens[i + m][:1].isalnum()):
+        return None
+    ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE), default=0)
+    if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() or any(c.isupper() for c in w[1:]) for w in written[ps : i - 1]):
+        return ps, i - 1  # the fragment is the names: "UPPAbaby?"
+    return _named_object(written, ps, i - 1, cues)
 
 
 def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:

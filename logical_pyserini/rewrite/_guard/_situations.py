@@ -130,6 +130,32 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     return n
 
 
+def _progressive_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` says how something behaves or compares, whatever follows it: a negated
+    progressive of anyone but the asker ("my PAN card name is not matching with Aadhaar", "it's not getting
+    better"; "I'm not paying Nike prices" is a choice), "not being" ("not being able to get back to sleep"), a
+    comparison ("shows like Succession but not as depressing"; "not so much art" still excludes) or a cause the
+    asker rules out while diagnosing ("it's not the wifi, because ..."; "it's not Life of Pi" names a title)."""
+    if tokens[i + n - 1] != "not" and not (n == 1 and tokens[i] in cues.copulas and tokens[i].endswith("n't")):
+        return False
+    k = i + n
+    if k >= end:
+        return False
+    subject = tokens[i - 1] if tokens[i] == "not" and i > 0 else tokens[i]
+    before = tokens[i - 2] if tokens[i] == "not" and i > 1 else (tokens[i - 1] if i > 0 else "")
+    if _gerund(tokens[k], cues) and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.content_verbs \
+            and ((subject in cues.copulas and before not in cues.personal and before not in cues.relative)
+                 or subject in cues.situation_pronouns):
+        return True
+    if tokens[i + n - 1] != "not":
+        return False
+    if tokens[k] == "being" or (tokens[k] in cues.comparison_words and k + 1 < end
+                                and tokens[k + 1] not in cues.quantity_words):
+        return True
+    return subject in cues.situation_pronouns and tokens[k] == "the" and k + 1 < end \
+        and any(t in cues.reason_words for t in tokens[end : end + 2])
+
+
 def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
     """True when a weak cue's scope ``tokens[i + n:end]`` is a verb alone: the state of something named before it,
     not a thing to leave out ("car makes clicking noise but won't start", "the sink is not draining at all").  After
@@ -140,6 +166,8 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     don't involve Disney" still excludes).  After "is not" or "aren't", an -ing word; after "not" or "but not" outside
     a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not illustrated", "books that
     are not bestsellers" and "novels, but not computing" still exclude)."""
+    if _progressive_state(tokens, i, n, end, cues):
+        return True
     if any(w[:1].isupper() for w in written[i + n : end]):
         return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
     def how(t: str) -> bool:  # a particle or an -ly adverb: how the verb goes, no thing
@@ -192,7 +220,8 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         after = i + n + 1  # or with when / where it happens ("won't start on cold mornings") or one's own thing
         while after < len(tokens) and tokens[after] in cues.particles and tokens[after] not in cues.state_prepositions:
             after += 1  # after its particles: "kettle won't switch off when the water boils"
-        if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives):
+        if after < len(tokens) and (tokens[after] in cues.state_prepositions or tokens[after] in cues.possessives
+                                    or tokens[after] in cues.place_prepositions):  # "won't grow under the oak"
             return True
         rest = named[1:]  # "fan won't stop running": an -ing verb after the verb ("I don't like hiking" is a taste)
         if rest and _gerund(rest[0], cues) and named[0] not in cues.preference_verbs:
@@ -252,6 +281,9 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
         if tokens[k] in cues.indirect and tokens[k - 1] in cues.giving and k + 1 < min(end, len(tokens)) \
                 and _inside(tokens[k + 1], cues) and tokens[k + 1] not in cues.loose:
             return False  # "please not to recommend me gestorias": the thing follows the asker
+        if tokens[k] in cues.objects and k + 1 < len(tokens) and tokens[k - 1] in cues.determiners \
+                and tokens[k + 1] in cues.prepositions:
+            return False  # "not the one from YouVersion": a noun phrase that names its thing
         return tokens[k] in cues.objects
 
     return any(pronoun(k) and written[k].islower() and tokens[k - 1][0].isalnum()
@@ -464,13 +496,18 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
             or not _match(tokens, i, cues.harm):
         return None  # "... and it (honestly) was a disaster"
     for k in range(sentence_start, j - 2):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
-        if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[k - 1] in cues.personal
+        b = k - 1  # "I've also tried melatonin": an adverb between the asker and the verb
+        while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
+            b -= 1
+        if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[b] in cues.personal
                                               or tokens[k - 1] in _COMMA_LIKE):
             e = k + 1
             while e < j - 1 and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
                     and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
                 e += 1
             named = [t for t in tokens[k + 1 : e] if t not in cues.loose]
+            if k + 1 < e and tokens[k + 1] in cues.possessives and tokens[k + 1] not in cues.personal:
+                return None  # "Kaplan's out, bought their book and it was useless": a thing of one named before
             if named and e - k - 1 <= cues.max_scope_words and _asks_else(tokens, k, i, cues, remedy=False):
                 return k + 1, e
             return None

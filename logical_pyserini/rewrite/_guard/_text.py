@@ -157,6 +157,20 @@ class _Cues:
     devices: frozenset[str] = frozenset()  # "printer", "router", "git": things whose "says no X" is a message
     knowledge: tuple[tuple[str, ...], ...] = ()  # "I know": after an experience, what it taught, not what to omit
     refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
+    situation_pronouns: frozenset[str] = frozenset()  # "it's not getting better": the thing asked about
+    comparison_words: frozenset[str] = frozenset()  # "not as depressing": a degree, no thing
+    quantity_words: frozenset[str] = frozenset()  # "not so much art": after a comparison word, a thing again
+    reason_words: frozenset[str] = frozenset()  # "it's not the wifi, because ...": a cause ruled out
+    rejections: tuple[tuple[str, ...], ...] = ()  # "UPPAbaby? no thanks": a name turned down
+    place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
+    continuing_negations: frozenset[str] = frozenset()  # "nor": a negation going on with the one before it
+    light_verbs: frozenset[str] = frozenset()  # "dont want to go": a verb alone that names no thing
+    damage_verbs: frozenset[str] = frozenset()  # "don't want to break the counter": a harm feared, not an exclusion
+    place_prepositions: frozenset[str] = frozenset()  # "grass won't grow under the oak": where a state holds
+    cost_verbs: frozenset[str] = frozenset()  # "can't afford therapy": a cost, maybe of what is asked for
+    cheaper: frozenset[str] = frozenset()  # "free", "cheaper": a question asking for a cheaper way to it
+    premise_adverbs: frozenset[str] = frozenset()  # "I've also tried X": between the asker and the verb
+    else_words: frozenset[str] = frozenset()  # "somewhere else warm": an anaphoric cue's last word before what is asked
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -375,6 +389,20 @@ def _cues() -> _Cues:
         experiences=seqs("experience_cues"),
         message_verbs=words("message_verbs"),
         devices=words("device_nouns"),
+        situation_pronouns=words("situation_pronouns"),
+        comparison_words=words("comparison_words"),
+        quantity_words=words("quantity_words"),
+        reason_words=words("reason_words"),
+        else_words=words("else_words"),
+        premise_adverbs=words("premise_adverbs"),
+        cost_verbs=words("cost_verbs"),
+        cheaper=words("cheaper_words"),
+        place_prepositions=words("place_prepositions"),
+        light_verbs=words("light_verbs"),
+        damage_verbs=words("damage_verbs"),
+        continuing_negations=words("continuing_negations"),
+        place_anaphors=words("place_anaphors"),
+        rejections=seqs("rejections"),
     )
 
 
