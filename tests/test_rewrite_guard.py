@@ -1369,3 +1369,50 @@ def test_guard_51_states_rejections_and_tried_things(question, scoped):
 ])
 def test_guard_51_kept(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, scoped", [
+    # guard-52 (after the first runs of the held-out eval/cues/phrasings_y and eval/longq29, written after guard-51)
+    ("Gas is working on the cooker so it's not the supply.", []),
+    ("Bortle 3 ish, so dark skies aren't the issue.", []),
+    ("He's not fussy about clothes otherwise.", []),
+    ("my daughter's favourite singer, she's not Taylor Swift, more indie", ["taylor swift"]),
+    ("want to get some veg in this spring rather than spending the whole year clearing.", []),
+    ("Any tips for finding a reliable firm and not getting ripped off on the day?", []),
+    ("i don't skip meals (my mum makes sure lol)", []),
+    ("some outdoor activities the 11 year old can do without us hovering.", []),
+    ("I've read about covering with cardboard and mulch, no-dig beds.", []),
+    ("even though the neighbouring plotholder already tried to sell us on it", []),
+    ("She's not vomiting, no diarrhoea that we've seen.", []),
+    ("The walls are plasterboard, not brick, so I'm not sure about anchors.", []),
+    ("tips for surviving a 14 hour flight to bali when you hate flying", []),
+    ("my 8yo doesnt want to go to school anymore and cries every morning", []),
+    ("how to tell my parents i dont want to go to university", []),
+    ("toddler wont eat anything that isnt pasta, hidden veg recipes?", []),
+    ("money is tight so what other options do we have", []),
+    # a complaint about a thing, then "so" and a request for another one
+    ("cheap flights dublin to lisbon in may. ryanair lost my business after the 55 euro bag charge so show me other "
+     "airlines", ["ryanair"]),
+    ("sofa bed for small flat. ikea stuff falls apart in our house (2 kids + a dog) so other brands pls",
+     ["ikea stuff"]),
+    ("internet providers zip 19104 comcast customer service is a joke so what else is there",
+     ["comcast customer service"]),
+    ("seed potatoes for heavy clay soil, king edward got blight last year so another variety", ["king edward"]),
+    ("please don't suggest a care home he'd never forgive me, what are the options", ["a care home"]),
+    ("yoga poses for beginners, no back bends please", ["back bends"]),
+    ("my husband doesn't want a dog with long hair, breeds?", ["want a dog with long hair"]),
+    # new cue words
+    ("we're boycotting nestle so which baby formula brands in the uk are ok??", ["nestle"]),
+    ("what shd i watch tonight something funny. The Office? been there like 6 times.", ["the office"]),
+    ("best fps games on ps5 rn, call of duty can wait what else is good", ["call of duty"]),
+    ("running shoes for wide feet flat arches, nike and i are done they never fit", ["nike"]),
+    ("Is there a grocery delivery in Toronto that isn't owned by Loblaw? Trying to boycott them this year.",
+     ["loblaw"]),
+])
+def test_guard_52_states_told_wishes_and_complaints(question, scoped):
+    assert _scope_texts(question) == scoped
+
+
+def test_guard_52_a_time_phrase_ends_a_tried_thing():
+    q = "I tried propranolol back in 2019 and it made me so exhausted, so that is a hard no for me"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("propranolol",)

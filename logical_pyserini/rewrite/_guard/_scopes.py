@@ -7,8 +7,9 @@ import re
 from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
-                    _inside, _match, _plain, _plural, _words)
-from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _contrast, _details_nothing,
+                    _inside, _match, _plain, _plural, _sentence_end, _words)
+from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _conditional, _contrast,
+                          _details_nothing,
                           _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
                           _negated_action, _negated_relative, _negated_state, _opens_clause, _others_event, _own_thing,
                           _possession_goes_on, _premise, _reported, _reports_absence, _restates, _rule_asked_about,
@@ -86,18 +87,24 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
                 n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
-            if n and tokens[i : i + n] == ["instead", "of"]:
+            if n and tuple(tokens[i : i + n]) in cues.replacement_cues:  # "instead of", "rather than"
                 g = i + n
                 while g < len(tokens) and (tokens[g] in cues.intensifiers or _adverb(tokens[g], cues)
                                            or tokens[g] in ("only", "just", "simply", "merely")):
                     g += 1
                 if g < len(tokens) and _gerund(tokens[g], cues) and tokens[g] not in cues.topic_gerunds:
-                    n = 0  # "synthesise papers instead of only summarizing each one": how, not what
+                    n = 0  # "synthesise papers instead of only summarizing each one", "rather than spending the
+                    # whole year clearing": how, not what
             if n and _match(tokens, i, cues.wish_negations) and _asks_fact(tokens, sentence_start, i, cues) \
                     and not (i > 0 and tokens[i - 1] in cues.personal):
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
             if n and i > 0 and tokens[i - 1] in cues.negators:
                 n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
+            if n and _match(tokens, i, cues.contrast) and _conditional(
+                    tokens, _clause_start(tokens, sentence_start, i, cues), i, cues):
+                n = 0  # "tips for surviving a long flight when you hate flying": a condition, not a taste
+            if n and _match(tokens, i, cues.wish_negations) and _told_wish(tokens, sentence_start, i, cues):
+                n = 0  # "how to tell my parents i dont want to go to university": what is to be told
             if n and _match(tokens, i, cues.exceptive) == n and any(
                     t in cues.negative_only or t.endswith("n't")
                     for t in tokens[_clause_start(tokens, sentence_start, i, cues) : i]):
@@ -137,6 +144,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 scopes.append((i, close + 1, *back) if back else (i, i + 1, i + 1, close))
                 i = close + _match(tokens, close, closes)
                 continue
+        complained = None if n or any(c >= sentence_start for c, _, _, _ in scopes) \
+            else _complained_subject(tokens, sentence_start, i, cues)
+        if complained:  # "ikea stuff falls apart in our house so other brands pls"
+            scopes.append((i, i + 1, *complained))
+            i += 1
+            continue
         rejected = None if n else _rejected(tokens, written, i, cues)
         if rejected:  # "UPPAbaby? no thanks", "someone recommended Aussie Home Loans, nope"
             m = _match(tokens, i, cues.rejections)
@@ -171,6 +184,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 and tokens[i + n] in cues.refusals and not _gerund(tokens[i + n + 1], cues)
             if n and not rule and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
+            if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
+                n = 0  # "my 8yo doesnt want to go to school anymore"
             if n and tokens[i] in cues.continuing_negations and not any(c >= sentence_start for c, _, _, _ in scopes) \
                     and any(t in cues.negators or t.endswith("n't") for t in tokens[sentence_start:i]):
                 n = 0  # "I have not changed the variety nor the compost supplier": it goes on with a state
@@ -287,6 +302,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                       # thing is asked for ("can't afford Disney, cheaper parks?" still excludes the name)
                       or (cues.cost_verbs & set(tokens[i : i + n + 1]) and i + n < len(written)
                           and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
+                      # "The walls are plasterboard, not brick": a description corrected, no thing to leave out
+                      or _corrected_description(tokens, sentence_start, i, n, cues)
                       # "i honestly dont want to go": a light verb alone names no thing; "I don't want to break the
                       # counter": what the asker fears to damage, not what the answers leave out
                       or (_match(tokens, i, cues.wish_negations) == n and end > i + n
@@ -527,6 +544,65 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
     return None
 
 
+def _complained_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> tuple[int, int] | None:
+    """The subject of a complaint that "so" at ``i`` turns into a request for something else: "ryanair lost my
+    business after the bag charge so show me other airlines", "king edward got blight last year so another variety",
+    "comcast customer service is a joke so what else is there".  The subject opens its clause, one to three words
+    before a verb (a copula, an auxiliary, one of ``complaint_verbs`` or an -ed word), and is no determiner, pronoun
+    or one of ``constraint_nouns`` ("money is tight so other options" tells a limit); one of ``else_words`` or
+    ``other_words`` follows "so" within five words."""
+    if tokens[i] not in cues.consequence or i - sentence_start < 3 \
+            or not any(t in cues.else_words or t in cues.other_words for t in tokens[i + 1 : i + 6]) \
+            or any(_match(tokens, j, cues.anaphoric) for j in range(i + 1, min(i + 6, len(tokens)))):
+        return None  # "so we'd like somewhere else": the anaphoric cue finds what it points to
+    cs, depth = sentence_start, 0  # the clause's start; a bracket's commas ("(2 kids + a dog)") are the bracket's
+    for j in range(sentence_start, i):
+        depth += (tokens[j] == "(") - (tokens[j] == ")")
+        if depth == 0 and tokens[j] in _COMMA_LIKE:
+            cs = j + 1
+    v = next((j for j in range(cs + 1, i)
+              if tokens[j] in cues.copulas or _match(tokens, j, cues.auxiliaries) or tokens[j] in cues.complaint_verbs
+              or (len(tokens[j]) > 4 and tokens[j].endswith("ed"))), None)
+    if v is None:
+        return None
+    start = max(cs, v - 3)  # a run of keywords before it: "internet providers zip 19104 comcast customer service is"
+    subject = tokens[start:v]
+    if start > sentence_start and (tokens[start - 1] in cues.determiners or tokens[start - 1] in cues.possessives
+                                   or tokens[start - 1] in cues.personal or tokens[start - 1][:1].isalpha()
+                                   and start > cs and not any(c.isdigit() for c in tokens[start - 1])):
+        return None  # "my old laptop battery died": the subject's determiner stands before the three words
+    if subject[0] in cues.determiners or subject[0] in cues.personal or subject[0] in cues.anaphors \
+            or subject[0] in cues.interrogatives or subject[0] in cues.boundary or subject[0] in cues.possessives \
+            or any(t in cues.constraint_nouns or not t[:1].isalpha() for t in subject) \
+            or all(t in cues.loose for t in subject):
+        return None
+    return start, v
+
+
+def _told_wish(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the wish at ``i`` is what the asker asks how to tell someone ("how to tell my parents i dont want to
+    go to university"), or someone else's wish that stopped ("my 8yo doesnt want to go to school anymore"): a
+    situation asked about, not a thing to leave out."""
+    before = tokens[max(sentence_start, i - 6) : i]
+    if any(t in cues.telling_verbs for t in before) and _asks_fact(tokens, sentence_start, i, cues):
+        return True
+    end = _sentence_end(tokens, i)
+    return i > sentence_start and tokens[i - 1] not in cues.personal and tokens[i - 1] not in cues.possessives \
+        and any(t in cues.ceased for t in tokens[i:end])
+
+
+def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
+    """True when "not" at ``i`` follows a comma after a sentence that describes something: a determiner, one or two
+    words and a copula open it ("The walls are plasterboard, not brick"; "museums in Paris, not art museums" and "I
+    want a hotel, not a hostel" ask)."""
+    if tokens[i + n - 1] != "not" or i < 2 or tokens[i - 1] != ",":
+        return False
+    head = tokens[sentence_start : i - 1]
+    return len(head) >= 4 and head[0] in cues.determiners and head[0] not in cues.personal \
+        and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4]) \
+        and not any(t in _COMMA_LIKE for t in head)
+
+
 def _names_only(written: list[str], start: int, end: int) -> bool:
     """True when ``written[start:end]`` is a list of names: each word capitalised or holding a capital ("AOT, Death
     Note"), joined by commas, "and" or "or"."""
@@ -540,8 +616,9 @@ def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tup
     heavy", "someone recommended Aussie Home Loans, nope"; not "is it worth it? nope, the fee ...", no name)."""
     m = _match(tokens, i, cues.rejections)
     if not m or i < 2 or tokens[i - 1] not in ("?", ",") or (
-            i + m < len(tokens) and tokens[i + m][:1].isalnum()):
-        return None
+            tokens[i] != "been" and i + m < len(tokens) and tokens[i + m][:1].isalnum()):
+        return None  # a rejection stands alone ("nope,"; not "pass the salt", "no way to know"), but "been there
+        # like 6 times" goes on
     ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE), default=0)
     if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() or any(c.isupper() for c in w[1:]) for w in written[ps : i - 1]):
         return ps, i - 1  # the fragment is the names: "UPPAbaby?"

@@ -130,7 +130,7 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     return n
 
 
-def _progressive_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+def _progressive_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
     """True when the negation at ``i`` says how something behaves or compares, whatever follows it: a negated
     progressive of anyone but the asker ("my PAN card name is not matching with Aadhaar", "it's not getting
     better"; "I'm not paying Nike prices" is a choice), "not being" ("not being able to get back to sleep"), a
@@ -147,13 +147,19 @@ def _progressive_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues)
             and ((subject in cues.copulas and before not in cues.personal and before not in cues.relative)
                  or subject in cues.situation_pronouns):
         return True
+    if subject in cues.copulas and tokens[k] in cues.determiners and k + 1 < end and tokens[k + 1] in cues.cause_nouns:
+        return True  # "dark skies aren't the issue": a cause ruled out
     if tokens[i + n - 1] != "not":
         return False
-    if tokens[k] == "being" or (tokens[k] in cues.comparison_words and k + 1 < end
-                                and tokens[k + 1] not in cues.quantity_words):
+    if tokens[k] in cues.state_gerunds or (tokens[k] in cues.comparison_words and k + 1 < end
+                                           and tokens[k + 1] not in cues.quantity_words):
         return True
+    if subject in cues.third_person_copulas and written[k][:1].islower() and tokens[k] not in cues.determiners \
+            and tokens[k] not in cues.prepositions and tokens[k] not in cues.preference_nouns:
+        return True  # "He's not fussy about clothes": how someone is ("he's not into football" is a taste)
     return subject in cues.situation_pronouns and tokens[k] == "the" and k + 1 < end \
-        and any(t in cues.reason_words for t in tokens[end : end + 2])
+        and (any(t in cues.reason_words for t in tokens[end : end + 2])
+             or (i > 1 and tokens[i - 2] in cues.consequence))  # "..., so it's not the supply"
 
 
 def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
@@ -166,7 +172,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     don't involve Disney" still excludes).  After "is not" or "aren't", an -ing word; after "not" or "but not" outside
     a relative clause, a single -ed word ("delayed but not cancelled"; "novels that are not illustrated", "books that
     are not bestsellers" and "novels, but not computing" still exclude)."""
-    if _progressive_state(tokens, i, n, end, cues):
+    if _progressive_state(tokens, written, i, n, end, cues):
         return True
     if any(w[:1].isupper() for w in written[i + n : end]):
         return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
@@ -354,7 +360,8 @@ def _double_negation(tokens: list[str], sentence_start: int, i: int, cues: _Cues
     if i < 2 or not _negated_relative(tokens, i - 2, cues):
         return False
     clause = _clause_start(tokens, sentence_start, i - 2, cues)
-    return tokens[i - 2] == "nothing" or any(t in cues.negative or t.endswith("n't") for t in tokens[clause : i - 2])
+    return tokens[i - 2] == "nothing" or any(t in cues.negative or t.endswith("n't") or t in cues.bare_negations
+                                             for t in tokens[clause : i - 2])  # "toddler wont eat anything that ..."
 
 
 def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:

@@ -170,6 +170,16 @@ class _Cues:
     cost_verbs: frozenset[str] = frozenset()  # "can't afford therapy": a cost, maybe of what is asked for
     cheaper: frozenset[str] = frozenset()  # "free", "cheaper": a question asking for a cheaper way to it
     premise_adverbs: frozenset[str] = frozenset()  # "I've also tried X": between the asker and the verb
+    state_gerunds: frozenset[str] = frozenset()  # "not being able to", "not getting ripped off": a state
+    cause_nouns: frozenset[str] = frozenset()  # "dark skies aren't the issue": a cause ruled out
+    third_person_copulas: frozenset[str] = frozenset()  # "He's not fussy": how someone else is
+    replacement_cues: frozenset[tuple[str, ...]] = frozenset()  # "instead of", "rather than": before an -ing, how
+    other_words: frozenset[str] = frozenset()  # "so other brands pls": a request for something else
+    complaint_verbs: frozenset[str] = frozenset()  # "ikea stuff falls apart": a verb after a complained-of subject
+    constraint_nouns: frozenset[str] = frozenset()  # "money is tight so ...": a limit, not a thing to leave out
+    bare_negations: frozenset[str] = frozenset()  # "wont", "cant" typed bare: negations ("wont" is also a word)
+    telling_verbs: frozenset[str] = frozenset()  # "how to tell my parents I don't want ...": what is to be told
+    ceased: frozenset[str] = frozenset()  # "doesn't want to go to school anymore": a wish that stopped
     else_words: frozenset[str] = frozenset()  # "somewhere else warm": an anaphoric cue's last word before what is asked
 
     @cached_property
@@ -394,6 +404,16 @@ def _cues() -> _Cues:
         quantity_words=words("quantity_words"),
         reason_words=words("reason_words"),
         else_words=words("else_words"),
+        bare_negations=words("bare_negations"),
+        telling_verbs=words("telling_verbs"),
+        ceased=words("ceased_words"),
+        other_words=words("other_words"),
+        complaint_verbs=words("complaint_verbs"),
+        constraint_nouns=words("constraint_nouns"),
+        replacement_cues=frozenset(seqs("replacement_cues")),
+        state_gerunds=words("state_gerunds"),
+        cause_nouns=words("cause_nouns"),
+        third_person_copulas=words("third_person_copulas"),
         premise_adverbs=words("premise_adverbs"),
         cost_verbs=words("cost_verbs"),
         cheaper=words("cheaper_words"),
