@@ -221,10 +221,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if start == i and i > 1 and (i == sentence_start and tokens[i - 1] in _SENTENCE_END
                                          or tokens[i - 1] == ","):
                 # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
-                ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE),
-                         default=0)
-                if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() for w in written[ps : i - 1]):
-                    start, stop = ps, i - 1
+                start, stop = _fragment_names(tokens, written, i) or (start, stop)
             back = None
             if all(t in cues.loose for t in tokens[start:stop]):  # "so that one is off the table"
                 p = start
@@ -529,7 +526,7 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
             b -= 1
         start = k + 1
-        if tokens[start : start + 2] in (["me", "on"], ["us", "on"], ["him", "on"], ["her", "on"]):
+        if start + 1 < before and tokens[start] in cues.objects and tokens[start + 1] == "on":
             start += 2  # "My GP had me on zopiclone"
         elif not (k == sentence_start or tokens[b] in cues.personal) or (
                 b > sentence_start and tokens[b - 1][:1].isalnum() and tokens[b - 1] not in cues.boundary):
@@ -619,10 +616,20 @@ def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tup
             tokens[i] != "been" and i + m < len(tokens) and tokens[i + m][:1].isalnum()):
         return None  # a rejection stands alone ("nope,"; not "pass the salt", "no way to know"), but "been there
         # like 6 times" goes on
-    ps = max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE), default=0)
-    if 0 < i - 1 - ps <= 3 and all(w[:1].isupper() or any(c.isupper() for c in w[1:]) for w in written[ps : i - 1]):
-        return ps, i - 1  # the fragment is the names: "UPPAbaby?"
-    return _named_object(written, ps, i - 1, cues)
+    ps = _fragment_start(tokens, i)
+    return _fragment_names(tokens, written, i) or _named_object(written, ps, i - 1, cues)
+
+
+def _fragment_start(tokens: list[str], i: int) -> int:
+    """Where the fragment before the punctuation mark at ``i - 1`` starts: after the sentence end or comma before it."""
+    return max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE), default=0)
+
+
+def _fragment_names(tokens: list[str], written: list[str], i: int) -> tuple[int, int] | None:
+    """The fragment before the punctuation mark at ``i - 1`` when it is one to three names ("AirAsia? never again.",
+    "UPPAbaby? no thanks", "Crunchyroll, been there done that"), else None."""
+    ps = _fragment_start(tokens, i)
+    return (ps, i - 1) if 0 < i - 1 - ps <= 3 and _names_only(written, ps, i - 1) else None
 
 
 def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
