@@ -281,55 +281,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
             if back:  # the anaphors count as the cue's: they leave the positive text with it
                 scopes.append((i, back[2], back[0], back[1]))
-            elif not (((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
-                       and _negated_action(tokens, written, i + n, end, cues))
-                      or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
-                      or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
-                      or (kind == "strong" and _own_thing(tokens, i + n, cues))
-                      or (kind == "strong" and _reported(tokens, i, n, cues))
-                      or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
-                      or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
-                      # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
-                      or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
-                      # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion
-                      or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
-                          and tokens[i + n + 1] in cues.question_words)
-                      or _rule_asked_about(tokens, i, n, end, cues)
-                      # "Can't afford therapy right now, are there free ... resources?": a cheaper way to the same
-                      # thing is asked for ("can't afford Disney, cheaper parks?" still excludes the name)
-                      or (cues.cost_verbs & set(tokens[i : i + n + 1]) and i + n < len(written)
-                          and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
-                      # "The walls are plasterboard, not brick": a description corrected, no thing to leave out
-                      or _corrected_description(tokens, sentence_start, i, n, cues)
-                      # "i honestly dont want to go": a light verb alone names no thing; "I don't want to break the
-                      # counter": what the asker fears to damage, not what the answers leave out
-                      or (_match(tokens, i, cues.wish_negations) == n and end > i + n
-                          and ((tokens[end - 1] in cues.light_verbs and all(t == "to" for t in tokens[i + n : end - 1]))
-                               or (tokens[i + n] == "to" and i + n + 1 < end and tokens[i + n + 1] in cues.damage_verbs)))
-                      # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
-                      or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices or tokens[i - 1] in (
-                          "keeps", "keep", "kept", "started", "starts", "stopped", "stops")))
-                      # "he's not tall enough yet": how someone is
-                      or (i + n + 1 < len(tokens) and tokens[i + n + 1] == "enough")
-                      # "he can't cope with standing in long queues": a difficulty the question is about
-                      or (i + n + 2 < end and tokens[i + n] in cues.coping_verbs
-                          and _gerund(tokens[i + n + 1 + int(tokens[i + n + 1] == "with")], cues))
-                      # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
-                      or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
-                      or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
-                          and _negated_state(tokens, written, i, n, end, cues))
-                      # "knee pain walking down stairs but not up": a direction, no thing
-                      or (end > i + n and all(t in cues.particles or t in cues.prepositions
-                                              for t in tokens[i + n : end]))
-                      # "Not going back there": a movement pointing back, no thing ("no swimming" is one)
-                      or (end > i + n + 1 and _gerund(tokens[i + n], cues) and all(
-                          t in cues.particles or t in cues.prepositions or t in cues.loose
-                          for t in tokens[i + n + 1 : end]))
-                      # "phone says no SIM card detected": a message the asker reports
-                      or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
-                      or _possession_goes_on(tokens, sentence_start, i, n, cues)
-                      # "flowering but no fruit forming": an absence reported (a weak "no" is silenced before)
-                      or (n > 1 and _reports_absence(tokens, written, i + n - 1, cues))):
+            elif not _excludes_nothing(tokens, written, sentence_start, i, n, end, kind, cues):
                 # After an auxiliary the first word is the verb, not the thing: "won't eat anything with cilantro"
                 # and so is a verb of taste after "not": "we're not considering anything from Kia"
                 verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
@@ -539,6 +491,62 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
             return start, e
     return None
+
+
+def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int, end: int,
+                      kind: str, cues: _Cues) -> bool:
+    """True when the cue at ``i`` (``n`` tokens, of ``kind``) and its forward scope up to ``end`` name no thing to
+    leave out: a verb done to something named elsewhere, a fact, a state, a symptom, a rule or doubt asked about,
+    what the asker fears for, a direction; each shape below says which."""
+    return bool(((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
+         and _negated_action(tokens, written, i + n, end, cues))
+        or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
+        or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
+        or (kind == "strong" and _own_thing(tokens, i + n, cues))
+        or (kind == "strong" and _reported(tokens, i, n, cues))
+        or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
+        or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
+        # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
+        or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
+        # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion
+        or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
+            and tokens[i + n + 1] in cues.question_words)
+        or _rule_asked_about(tokens, i, n, end, cues)
+        # "Can't afford therapy right now, are there free ... resources?": a cheaper way to the same
+        # thing is asked for ("can't afford Disney, cheaper parks?" still excludes the name)
+        or (cues.cost_verbs & set(tokens[i : i + n + 1]) and i + n < len(written)
+            and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
+        # "The walls are plasterboard, not brick": a description corrected, no thing to leave out
+        or _corrected_description(tokens, sentence_start, i, n, cues)
+        # "i honestly dont want to go": a light verb alone names no thing; "I don't want to break the
+        # counter": what the asker fears to damage, not what the answers leave out
+        or (_match(tokens, i, cues.wish_negations) == n and end > i + n
+            and ((tokens[end - 1] in cues.light_verbs and all(t == "to" for t in tokens[i + n : end - 1]))
+                 or (tokens[i + n] == "to" and i + n + 1 < end and tokens[i + n + 1] in cues.damage_verbs)))
+        # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
+        or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices
+                                                  or tokens[i - 1] in cues.onset_verbs))
+        # "he's not tall enough yet": how someone is
+        or (i + n + 1 < len(tokens) and tokens[i + n + 1] == "enough")
+        # "he can't cope with standing in long queues": a difficulty the question is about
+        or (i + n + 2 < end and tokens[i + n] in cues.coping_verbs
+            and _gerund(tokens[i + n + 1 + int(tokens[i + n + 1] == "with")], cues))
+        # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
+        or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
+        or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
+            and _negated_state(tokens, written, i, n, end, cues))
+        # "knee pain walking down stairs but not up": a direction, no thing
+        or (end > i + n and all(t in cues.particles or t in cues.prepositions
+                                for t in tokens[i + n : end]))
+        # "Not going back there": a movement pointing back, no thing ("no swimming" is one)
+        or (end > i + n + 1 and _gerund(tokens[i + n], cues) and all(
+            t in cues.particles or t in cues.prepositions or t in cues.loose
+            for t in tokens[i + n + 1 : end]))
+        # "phone says no SIM card detected": a message the asker reports
+        or (tokens[i + n - 1] == "no" and cues.status & set(tokens[i + n + 1 : end]))
+        or _possession_goes_on(tokens, sentence_start, i, n, cues)
+        # "flowering but no fruit forming": an absence reported (a weak "no" is silenced before)
+        or (n > 1 and _reports_absence(tokens, written, i + n - 1, cues)))
 
 
 def _complained_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> tuple[int, int] | None:

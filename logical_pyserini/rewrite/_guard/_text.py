@@ -180,6 +180,7 @@ class _Cues:
     bare_negations: frozenset[str] = frozenset()  # "wont", "cant" typed bare: negations ("wont" is also a word)
     telling_verbs: frozenset[str] = frozenset()  # "how to tell my parents I don't want ...": what is to be told
     ceased: frozenset[str] = frozenset()  # "doesn't want to go to school anymore": a wish that stopped
+    onset_verbs: frozenset[str] = frozenset()  # "the machine keeps skipping stitches": a symptom going on
     else_words: frozenset[str] = frozenset()  # "somewhere else warm": an anaphoric cue's last word before what is asked
 
     @cached_property
@@ -404,6 +405,7 @@ def _cues() -> _Cues:
         quantity_words=words("quantity_words"),
         reason_words=words("reason_words"),
         else_words=words("else_words"),
+        onset_verbs=words("onset_verbs"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
