@@ -8,13 +8,12 @@ from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _sentence_end, _words)
-from ._situations import (_amount_qualifier, _asks_else, _asks_fact, _clause_state, _conditional, _contrast,
-                          _details_nothing,
-                          _elided_object, _harms_asker, _keyword_query, _match_intensified, _match_trailing,
-                          _negated_action, _negated_relative, _negated_state, _opens_clause, _others_event, _own_thing,
-                          _possession_goes_on, _premise, _reported, _reports_absence, _restates, _rule_asked_about,
-                          _silenced, _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens,
-                          _wished_state)
+from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
+                          _contrast, _details_nothing, _elided_object, _harms_asker, _keyword_query, _match_intensified,
+                          _match_trailing, _negated_action, _negated_relative, _negated_state, _object_end,
+                          _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise, _reported,
+                          _reports_absence, _restates, _rule_asked_about, _silenced, _situation_asked, _states_fact,
+                          _time_phrase, _tried_object, _unread_tokens, _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -221,7 +220,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if start == i and i > 1 and (i == sentence_start and tokens[i - 1] in _SENTENCE_END
                                          or tokens[i - 1] == ","):
                 # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
-                start, stop = _fragment_names(tokens, written, i) or (start, stop)
+                start, stop = _fragment_names(written, _fragment_start(tokens, i), i) or (start, stop)
             back = None
             if all(t in cues.loose for t in tokens[start:stop]):  # "so that one is off the table"
                 p = start
@@ -474,19 +473,14 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
     for k in range(sentence_start, before):
         if tokens[k] not in cues.tried_verbs:
             continue
-        b = k - 1
-        while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
-            b -= 1
+        b = _asker_before(tokens, sentence_start, k, cues)
         start = k + 1
         if start + 1 < before and tokens[start] in cues.objects and tokens[start + 1] == "on":
             start += 2  # "My GP had me on zopiclone"
         elif not (k == sentence_start or tokens[b] in cues.personal) or (
                 b > sentence_start and tokens[b - 1][:1].isalnum() and tokens[b - 1] not in cues.boundary):
             continue  # "the logitech one i had broke in a month": a relative clause, its object before it
-        e = start
-        while e < before and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
-                and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
-            e += 1
+        e = _object_end(tokens, start, before, cues)
         named = [t for t in tokens[start:e] if t not in cues.loose]
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
             return start, e
@@ -625,7 +619,7 @@ def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tup
         return None  # a rejection stands alone ("nope,"; not "pass the salt", "no way to know"), but "been there
         # like 6 times" goes on
     ps = _fragment_start(tokens, i)
-    return _fragment_names(tokens, written, i) or _named_object(written, ps, i - 1, cues)
+    return _fragment_names(written, ps, i) or _named_object(written, ps, i - 1, cues)
 
 
 def _fragment_start(tokens: list[str], i: int) -> int:
@@ -633,10 +627,9 @@ def _fragment_start(tokens: list[str], i: int) -> int:
     return max((j + 1 for j in range(i - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE), default=0)
 
 
-def _fragment_names(tokens: list[str], written: list[str], i: int) -> tuple[int, int] | None:
-    """The fragment before the punctuation mark at ``i - 1`` when it is one to three names ("AirAsia? never again.",
-    "UPPAbaby? no thanks", "Crunchyroll, been there done that"), else None."""
-    ps = _fragment_start(tokens, i)
+def _fragment_names(written: list[str], ps: int, i: int) -> tuple[int, int] | None:
+    """The fragment from ``ps`` (:func:`_fragment_start`) to the punctuation mark at ``i - 1`` when it is one to three
+    names ("AirAsia? never again.", "UPPAbaby? no thanks", "Crunchyroll, been there done that"), else None."""
     return (ps, i - 1) if 0 < i - 1 - ps <= 3 and _names_only(written, ps, i - 1) else None
 
 

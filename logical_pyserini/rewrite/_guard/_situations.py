@@ -503,15 +503,9 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
             or not _match(tokens, i, cues.harm):
         return None  # "... and it (honestly) was a disaster"
     for k in range(sentence_start, j - 2):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
-        b = k - 1  # "I've also tried melatonin": an adverb between the asker and the verb
-        while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
-            b -= 1
-        if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[b] in cues.personal
-                                              or tokens[k - 1] in _COMMA_LIKE):
-            e = k + 1
-            while e < j - 1 and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
-                    and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
-                e += 1
+        if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[k - 1] in _COMMA_LIKE
+                                              or tokens[_asker_before(tokens, sentence_start, k, cues)] in cues.personal):
+            e = _object_end(tokens, k + 1, j - 1, cues)
             named = [t for t in tokens[k + 1 : e] if t not in cues.loose]
             if k + 1 < e and tokens[k + 1] in cues.possessives and tokens[k + 1] not in cues.personal:
                 return None  # "Kaplan's out, bought their book and it was useless": a thing of one named before
@@ -519,6 +513,25 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
                 return k + 1, e
             return None
     return None
+
+
+def _asker_before(tokens: list[str], sentence_start: int, k: int, cues: _Cues) -> int:
+    """Where the subject of the verb at ``k`` stands, past ``premise_adverbs`` and -ly adverbs ("I've *also* tried
+    melatonin")."""
+    b = k - 1
+    while b > sentence_start and (tokens[b] in cues.premise_adverbs or _adverb(tokens[b], cues)):
+        b -= 1
+    return b
+
+
+def _object_end(tokens: list[str], start: int, limit: int, cues: _Cues) -> int:
+    """The end of a tried thing that opens at ``start`` (before ``limit``): its words up to a preposition, a time word
+    or a clause break ("tried melatonin *from* the chemist", "tried retinol *last* year")."""
+    e = start
+    while e < limit and _inside(tokens[e], cues) and tokens[e] not in cues.prepositions \
+            and tokens[e] not in cues.time_words and tokens[e] not in cues.time_determiners:
+        e += 1
+    return e
 
 
 def _there_is(tokens: list[str], v: int) -> bool:

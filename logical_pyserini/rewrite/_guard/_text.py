@@ -177,7 +177,7 @@ class _Cues:
     other_words: frozenset[str] = frozenset()  # "so other brands pls": a request for something else
     complaint_verbs: frozenset[str] = frozenset()  # "ikea stuff falls apart": a verb after a complained-of subject
     constraint_nouns: frozenset[str] = frozenset()  # "money is tight so ...": a limit, not a thing to leave out
-    bare_negations: frozenset[str] = frozenset()  # "wont", "cant" typed bare: negations ("wont" is also a word)
+    bare_negations: frozenset[str] = frozenset()  # "wont", "cant": typed bare and left so by _plain (also words)
     telling_verbs: frozenset[str] = frozenset()  # "how to tell my parents I don't want ...": what is to be told
     ceased: frozenset[str] = frozenset()  # "doesn't want to go to school anymore": a wish that stopped
     onset_verbs: frozenset[str] = frozenset()  # "the machine keeps skipping stitches": a symptom going on
