@@ -9,6 +9,10 @@
   warning; answers cached by the model layer.
 * :func:`decompose` -- OrLog-style atoms (``"{x} is a comedy film"``) plus a
   logical form over them (:class:`Decomposition`), the input of ProbLog reranking.
+* :func:`guard_rewrite` -- rewriting that does no harm: the question stays the
+  positive leaf, only the exclusions its cues confirm are kept; an
+  :class:`ExclusionVerifier` (``verify=``) lets a language model veto the ones
+  that only describe the asker's situation (:func:`build_verifier`).
 * :func:`get_rewriter` -- ``rules`` / ``llm`` / ``llm:MODEL_SPEC`` (registry :data:`REWRITERS`).
 
 CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
@@ -26,9 +30,13 @@ from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
 from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
+from ._verify import VERIFY_MODES, ExclusionVerifier, build_verifier
 
 __all__ = [
     "GUARD_MODES",
+    "VERIFY_MODES",
+    "ExclusionVerifier",
+    "build_verifier",
     "REWRITERS",
     "SOURCES",
     "GuardDecision",

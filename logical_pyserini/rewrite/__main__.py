@@ -29,6 +29,7 @@ from ..query import Term
 from ._factory import SPEC_HELP, get_rewriter
 from ._guard import guard_rewrite
 from ._types import Rewrite
+from ._verify import VERIFY_MODES, build_verifier
 
 __all__ = ["main"]
 
@@ -54,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--guard", default="propose", choices=("off", "on", "propose"),
                     help="do no harm: the question stays the positive leaf, only exclusions the question confirms "
                     "are kept (see README, 'Rewriting that does no harm'); off writes the rewrite as is")
+    ap.add_argument("--verify", default="auto", choices=VERIFY_MODES,
+                    help="a language model vetoes a guarded exclusion that only describes the asker's situation "
+                    "(see README, 'Exclusions checked by the model'): auto (default) with a model rewriter, reusing "
+                    "its model; model with any rewriter (rules: the embedded model); off")
+    ap.add_argument("--verify-max", type=float, metavar="P",
+                    help="veto an exclusion whose P(situation) exceeds P (default: the prompt's measured threshold)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each fallback and repair")
     return ap
@@ -72,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             max_new_tokens=args.max_new_tokens,
             timeout=args.timeout,
         )
+        verifier = None if args.guard == "off" else build_verifier(
+            args.verify, rewriter, lambda: _embedded(args.cache), args.verify_max)
     except (TopicsError, ValueError, FileNotFoundError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -88,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                                   file=sys.stderr):
                 try:
                     proposed = rewriter.rewrite(text)
-                    rewrite = guard_rewrite(proposed, args.guard)
+                    rewrite = guard_rewrite(proposed, args.guard, verifier)
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)
@@ -115,7 +124,15 @@ def main(argv: list[str] | None = None) -> int:
             "model: ok={ok} repaired={repaired} fallback={fallback} calls={model_calls} "
             "backend_errors={backend_errors} parse_tokens={parse_tokens}".format(**stats)
         )
+    if verifier is not None:
+        print("exclusion check: " + ", ".join(f"{k}={v}" for k, v in verifier.stats.items()))
     return 0
+
+
+def _embedded(cache: Path | None):
+    from ..models import get_model
+
+    return get_model("embedded", cache=str(cache) if cache else None)
 
 
 if __name__ == "__main__":

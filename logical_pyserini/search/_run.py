@@ -85,6 +85,8 @@ class SearchConfig:
     plain: str | None = None
     rewrite: str | None = None
     rewrite_guard: str = "propose"
+    rewrite_verify: str = "auto"
+    rewrite_verify_max: float | None = None
     model: str = "embedded"
     model_cache: str | None = None
     install_model: bool = False
@@ -127,6 +129,12 @@ class SearchConfig:
                     "impact index as --impact-index")
         if self.plain not in (None, *PLAIN_MODES):
             return f"--plain must be one of {', '.join(PLAIN_MODES)}"
+        if self.rewrite_verify not in ("auto", "model", "off"):
+            return "--rewrite-verify must be one of auto, model, off"
+        if self.rewrite_verify == "model" and not self.rewrite:
+            return "--rewrite-verify model checks the exclusions of rewrites: give --rewrite too"
+        if self.rewrite_verify_max is not None and not 0.0 <= self.rewrite_verify_max <= 1.0:
+            return "--rewrite-verify-max must lie in [0, 1]"
         if self.rewrite and self.plain == "text":
             return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
         for name in CANDIDATE_SOURCES:
@@ -275,6 +283,17 @@ def _build_rewriter(config: SearchConfig):
                         cache=config.model_cache, base_url=config.base_url, api_key=config.api_key)
 
 
+def _build_verifier(config: SearchConfig, rewriter):
+    """The exclusion check of ``--rewrite-verify`` (None without a rewriter, with the guard off, or when off)."""
+    if rewriter is None or config.rewrite_guard == "off":
+        return None
+    from ..models import model_from_args
+    from ..rewrite import build_verifier
+
+    return build_verifier(config.rewrite_verify, rewriter,
+                          lambda: model_from_args(config, install=config.install_model), config.rewrite_verify_max)
+
+
 # -- the pipeline ---------------------------------------------------------------
 
 def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | None = None) -> RunReport:
@@ -315,6 +334,7 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     topics = topics if topics is not None else resolve_topics(config.topics)
     normalizer = build_normalizer(config) if searcher is None else searcher.normalizer
     rewriter = _build_rewriter(config)
+    verifier = _build_verifier(config, rewriter)  # a missing model fails here, before any search
     reranker = build_reranker(config)  # a bad --oracle fails here, before any search
     if searcher is None:
         searcher = build_searcher(config, normalizer)
@@ -341,7 +361,7 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     # With a rewriter, OrLog and the reasoners get the decomposition: the natural question and its predicates.
     rerank_queries: dict = {}
-    trees = _rewrite_topics(todo, rewriter, config, report.failures, rerank_queries) if rewriter else {}
+    trees = _rewrite_topics(todo, rewriter, config, report.failures, rerank_queries, verifier) if rewriter else {}
     for qid, text in todo.items() if not rewriter else ():
         if config.plain == "text":
             trees[qid] = text
@@ -389,12 +409,12 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
         raise RunInterrupted(report, exc, len(qids), partial_path(output)) from exc
     _write_rerank_record(config, audit)
     report.seconds = time.perf_counter() - start
-    report.notes = [line for line in (_rewrite_summary(rewriter), rerank_summary(config)) if line]
+    report.notes = [line for line in (_rewrite_summary(rewriter, verifier), rerank_summary(config)) if line]
     return report
 
 
 def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, failures: dict,
-                    decompositions: dict | None = None) -> dict:
+                    decompositions: dict | None = None, verify=None) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
     from ..rewrite import guard_rewrite
@@ -403,7 +423,7 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
     for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=config.quiet):
         try:
             proposed = rewriter.rewrite(text)
-            rewrite = guard_rewrite(proposed, config.rewrite_guard)
+            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify)
         except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
             failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
             logger.error("qid %s: %s", qid, failures[qid])
@@ -451,11 +471,12 @@ def _write_rerank_record(config: SearchConfig, audit: dict[str, str]) -> None:
         logger.error("could not write %s: %s", record, exc)
 
 
-def _rewrite_summary(rewriter) -> str:
+def _rewrite_summary(rewriter, verifier=None) -> str:
     if rewriter is None:
         return ""
     stats = ", ".join(f"{k}={v}" for k, v in rewriter.stats.items())
-    return f"rewrite: {stats}"
+    checked = f"; exclusion check: {', '.join(f'{k}={v}' for k, v in verifier.stats.items())}" if verifier else ""
+    return f"rewrite: {stats}{checked}"
 
 
 def _search_batch(searcher, batch, trees, config: SearchConfig, failures) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from .._types import Rewrite
@@ -14,6 +15,8 @@ from ._scopes import _items, _scoped_tokens, negative_clauses
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
 GUARD_MODES = ("off", "on", "propose")
 _MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose NOT may rest on a clause it read
+#: A check of the kept exclusions: (question, exclusions) -> one keep flag each (``rewrite.ExclusionVerifier``).
+Verify = Callable[[str, Sequence[str]], Sequence[bool]]
 
 
 @dataclass(frozen=True)
@@ -24,13 +27,18 @@ class GuardDecision:
     mode: str  # "structure" (reliable parse kept), "question" (whole question as positive leaf) or "plain"
     kept: tuple[str, ...]  # the exclusions kept (their words)
     dropped: tuple[str, ...]  # the rewrite's negated leaves the question does not confirm
+    vetoed: tuple[str, ...] = ()  # confirmed exclusions that ``verify`` judged part of the asker's situation
 
 
-def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
+def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | None = None) -> GuardDecision:
     """Decide the safe tree for ``rewrite`` (see the module docstring).
 
     With ``propose``, an exclusion the question states in a cue's scope is added
     even when the rewrite missed it ("Humphrey Bogart is off the table").
+    ``verify`` (e.g. :class:`~logical_pyserini.rewrite.ExclusionVerifier`) gets
+    the question and the exclusions the cues confirmed and returns a keep flag
+    for each; a vetoed one is treated as never confirmed (its words stay in the
+    positive leaf), so a veto only moves the rewrite toward plain search.
     """
     cues = _cues()
     question = normalize_text(rewrite.question)
@@ -87,6 +95,14 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
     for core in kept:
         js = said_at.get(tuple(core)) or stated_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
+    vetoed: list[str] = []
+    if verify is not None and spelled:
+        flags = list(verify(rewrite.question, tuple(spelled)))
+        if len(flags) != len(spelled):
+            raise ValueError(f"verify returned {len(flags)} flags for {len(spelled)} exclusions")
+        vetoed = [text for text, keep in zip(spelled, flags) if not keep]
+        kept = [core for core, keep in zip(kept, flags) if keep]
+        spelled = [text for text, keep in zip(spelled, flags) if keep]
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
     said = {j for core in kept for j in said_at.get(tuple(core), ())}
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
@@ -95,13 +111,14 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
                for j in _span(lower, cs, ce, s, e)}
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
-    structure = _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
+    # A vetoed exclusion's words belong to the need, but the parse read them as excluded: its structure lacks them.
+    structure = None if vetoed else _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
     if structure is not None:
         positive, mode = structure, "structure"
     elif kept:
         positive, mode = Term(positive_text or question), "question"
     else:
-        return GuardDecision(Term(question), "plain", (), tuple(dropped))
+        return GuardDecision(Term(question), "plain", (), tuple(dropped), tuple(vetoed))
     nots = tuple(Not(Term(text)) for text in spelled)
     tree = And((positive, *nots)) if nots else positive
     if isinstance(tree, And):  # flatten a positive And into the conjunction
@@ -109,7 +126,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False) -> GuardDecision:
         for c in tree.children:
             children.extend(c.children if isinstance(c, And) else (c,))
         tree = And(tuple(children))
-    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped))
+    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped), tuple(vetoed))
 
 
 def _unshared(item: list[str], named: list[str], outside: set[str]) -> list[str]:
@@ -214,17 +231,19 @@ def _phrase_of(words: list[str], allowed: set[str], stopwords: frozenset[str]) -
     return bool(words) and words[0] not in stopwords and words[-1] not in stopwords and set(words) <= allowed
 
 
-def guard_rewrite(rewrite: Rewrite, mode: str = "propose") -> Rewrite:
+def guard_rewrite(rewrite: Rewrite, mode: str = "propose", verify: Verify | None = None) -> Rewrite:
     """The guarded rewrite: the question as positive leaf (or a reliable parse) plus confirmed exclusions.
 
     Works on the result of any rewriter (rules, model, cache); the source is
-    kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``).
+    kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``,
+    unchecked); ``verify`` checks the confirmed exclusions (see
+    :func:`guard_decision`).
     """
     if mode not in GUARD_MODES:
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {GUARD_MODES}")
     if mode == "off":
         return rewrite
-    decision = guard_decision(rewrite, propose=mode == "propose")
+    decision = guard_decision(rewrite, propose=mode == "propose", verify=verify)
     if decision.tree == rewrite.tree:  # kept as is: so are the rewriter's predicates and parse cost
         return rewrite
     return Rewrite.from_tree(rewrite.question, decision.tree, rewrite.source)
