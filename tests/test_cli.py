@@ -210,3 +210,48 @@ def test_search_help_names_real_defaults_only():
     assert "(default: None)" not in text and "(default: False)" not in text
     assert f"base run's top {TIE_TOP} hits" in text and f"default {TIE_SPREAD:g} for --oracle llm" in text
     assert "(default: 100)" in text or "(default: 1000)" in text  # real defaults are still shown
+
+
+def test_rewrite_verify_from_the_cli_vetoes_what_the_model_calls_a_situation(tmp_path, museum_index, capsys):
+    """--rewrite-verify model over an OpenAI-compatible server: the exclusion it judges part of the asker's
+    situation leaves the rewrite (the question is searched plain), the other stays; a failing server keeps both."""
+    from stub_server import serve
+
+    claims = []
+
+    def reply(path, body, headers):
+        choices = []
+        for i, prompt in enumerate(body["prompt"]):
+            claim = prompt[prompt.rindex("Claim:"):].splitlines()[0]
+            claims.append(claim)
+            top = {" True": -0.1, " False": -2.5} if '"art"' in claim else {" False": -0.1, " True": -2.5}
+            choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
+        return {"choices": choices, "usage": {"prompt_tokens": 7 * len(body["prompt"])}}
+
+    topics = tmp_path / "natural.tsv"
+    topics.write_text("q1\tmuseums in Paris that are not art museums\nq2\tmuseums in Paris, not the Louvre\n")
+    flags = ["--index", str(museum_index), "--topics", str(topics), "--rewrite", "rules", "--rewrite-verify", "model",
+             "--model", "openai:stub", "--api-key", "sk-test", "--hits", "3", "--quiet"]
+    server, url = serve(reply)
+    try:
+        assert search_main([*flags, "--output", str(tmp_path / "run.txt"), "--base-url", url]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    assert rewrites == {"q1": '"museums in Paris that are not art museums"', "q2": '"museums in Paris" AND NOT "Louvre"'}
+    assert sorted(claims) == sorted(['Claim: "art" is part of the writer\'s own situation or problem, not something '
+                                     'they reject.', 'Claim: "Louvre" is part of the writer\'s own situation or '
+                                     'problem, not something they reject.'])
+    assert "exclusion check: judged=2, vetoed=1, failures=0" in capsys.readouterr().err
+
+    server, url = serve(lambda path, body, headers: (500, {"error": "overloaded"}))
+    try:
+        assert search_main([*flags, "--output", str(tmp_path / "run2.txt"), "--base-url", url,
+                            "--llm-concurrency", "1"]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run2.txt.rewrites.tsv").read_text().splitlines())
+    assert rewrites["q1"] == '"museums in Paris" AND NOT "art"'  # the guard's decision, kept
+    assert "failures=2" in capsys.readouterr().err

@@ -134,8 +134,8 @@ def test_hostile_question_and_exclusion_cannot_change_the_prompt(tiny_lm):
 def test_build_verifier_modes(tiny_lm):
     rules = RuleRewriter()
     llm = get_rewriter("llm", model=tiny_lm)
-    assert build_verifier("off", llm) is None and build_verifier("auto", rules) is None
-    assert build_verifier("auto", llm).model is tiny_lm
+    assert build_verifier("off", llm) is None and build_verifier("off", rules) is None
+    assert build_verifier("model", llm).model is tiny_lm  # the rewriter's model: no second load
     assert build_verifier("model", rules, lambda: tiny_lm).model is tiny_lm
     with pytest.raises(ValueError, match="needs a language model"):
         build_verifier("model", rules)
@@ -164,6 +164,6 @@ def test_rewrite_cli_verify_names_the_install_command_when_no_model(tmp_path, mo
     out = tmp_path / "out.tsv"
     assert main(["--topics", str(topics), "--output", str(out), "--verify", "model", "--quiet"]) == 2
     assert "python -m logical_pyserini.models install" in capsys.readouterr().err and not out.exists()
-    # auto with the rules rewriter loads no model at all
+    # by default nothing is checked and no model is loaded
     assert main(["--topics", str(topics), "--output", str(out), "--quiet"]) == 0
     assert out.read_text(encoding="utf-8") == 'q1\t"cheap flights to rome" AND NOT "ryanair" AND NOT "easyjet"\n'

@@ -55,10 +55,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--guard", default="propose", choices=("off", "on", "propose"),
                     help="do no harm: the question stays the positive leaf, only exclusions the question confirms "
                     "are kept (see README, 'Rewriting that does no harm'); off writes the rewrite as is")
-    ap.add_argument("--verify", default="auto", choices=VERIFY_MODES,
-                    help="a language model vetoes a guarded exclusion that only describes the asker's situation "
-                    "(see README, 'Exclusions checked by the model'): auto (default) with a model rewriter, reusing "
-                    "its model; model with any rewriter (rules: the embedded model); off")
+    ap.add_argument("--verify", default="off", choices=VERIFY_MODES,
+                    help="model: a language model vetoes a guarded exclusion that only describes the asker's "
+                    "situation (see README, 'Exclusions checked by the model'); an llm rewriter's model is reused, "
+                    "with the rules the embedded model checks; off (default): no check")
     ap.add_argument("--verify-max", type=float, metavar="P",
                     help="veto an exclusion whose P(situation) exceeds P (default: the prompt's measured threshold)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")

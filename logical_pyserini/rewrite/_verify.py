@@ -26,8 +26,8 @@ __all__ = ["ExclusionVerifier", "VERIFY_MODES", "build_verifier"]
 
 logger = logging.getLogger(__name__)
 
-#: ``--rewrite-verify`` values: ``auto`` verifies when the rewriter is model-backed (the model is loaded anyway).
-VERIFY_MODES = ("auto", "model", "off")
+#: ``--rewrite-verify`` values: no check (the default), or the language model checks the guard's exclusions.
+VERIFY_MODES = ("off", "model")
 
 
 class ExclusionVerifier:
@@ -100,24 +100,22 @@ def build_verifier(mode: str, rewriter: Any = None, model_factory: Callable[[], 
     Parameters
     ----------
     mode : str
-        One of :data:`VERIFY_MODES`: ``off``; ``model``; ``auto`` (the default
-        of the CLIs) verifies only when ``rewriter`` is model-backed, so a
-        rules run never loads a model.
+        One of :data:`VERIFY_MODES`: ``off`` (the CLIs' default) or ``model``.
     rewriter : Rewriter, optional
         Its ``model`` (an :class:`~logical_pyserini.rewrite.LLMRewriter`'s) is
         reused: one set of weights for both steps.
     model_factory : callable, optional
-        Builds the model when the rewriter has none (``mode="model"`` with
-        ``--rewrite rules``); it raises :class:`~logical_pyserini.models.ModelNotInstalled`
-        with the install command when no model is there.
+        Builds the model when the rewriter has none (``--rewrite rules``); it
+        raises :class:`~logical_pyserini.models.ModelNotInstalled` with the
+        install command when no model is there.
     max_situation : float, optional
         Overrides the prompt's threshold.
     """
     if mode not in VERIFY_MODES:
         raise ValueError(f"unknown verify mode {mode!r}; expected one of {', '.join(VERIFY_MODES)}")
-    model = getattr(rewriter, "model", None)
-    if mode == "off" or (mode == "auto" and model is None):
+    if mode == "off":
         return None
+    model = getattr(rewriter, "model", None)
     if model is None:
         if model_factory is None:
             raise ValueError("--rewrite-verify model needs a language model (--model)")

@@ -105,12 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "parse keeps its structure) and only the NOTs the question's own exclusion cues confirm; "
                     "propose also adds exclusions the question states that the rewrite missed; off uses the "
                     "rewrite as is.")
-    rw.add_argument("--rewrite-verify", default="auto", choices=("auto", "model", "off"),
-                    help="Let the language model (--model) veto a guarded exclusion that only describes the asker's "
-                    "situation ('my kitten won't eat wet food' -> NOT \"wet food\"): one True/False judgement per kept "
-                    "NOT, the question a shared prefix.  auto (default): with a model rewriter (llm, llm-draft), "
-                    "reusing its model; model: with any rewriter, rules included; off: no check.  A veto only "
-                    "moves a rewrite toward plain search.")
+    rw.add_argument("--rewrite-verify", default="off", choices=("off", "model"),
+                    help="model: the language model (--model; reused from an llm rewriter) checks each exclusion the "
+                    "guard kept and vetoes one that only describes the asker's situation ('my kitten won't eat wet "
+                    "food' -> NOT \"wet food\"): one True/False pass per kept NOT, the question a shared prefix.  "
+                    "A veto only moves a rewrite toward plain search.  Measured trade-off in README, 'Exclusions "
+                    "checked by the model'.")
     rw.add_argument("--rewrite-verify-max", type=float, default=None, metavar="P",
                     help="Veto an exclusion whose P(situation) exceeds P (default: the threshold measured for the "
                     "prompt, 0.68 for verify-1; 1 vetoes nothing).")

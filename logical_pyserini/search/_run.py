@@ -85,7 +85,7 @@ class SearchConfig:
     plain: str | None = None
     rewrite: str | None = None
     rewrite_guard: str = "propose"
-    rewrite_verify: str = "auto"
+    rewrite_verify: str = "off"
     rewrite_verify_max: float | None = None
     model: str = "embedded"
     model_cache: str | None = None
@@ -129,8 +129,8 @@ class SearchConfig:
                     "impact index as --impact-index")
         if self.plain not in (None, *PLAIN_MODES):
             return f"--plain must be one of {', '.join(PLAIN_MODES)}"
-        if self.rewrite_verify not in ("auto", "model", "off"):
-            return "--rewrite-verify must be one of auto, model, off"
+        if self.rewrite_verify not in ("off", "model"):
+            return "--rewrite-verify must be off or model"
         if self.rewrite_verify == "model" and not self.rewrite:
             return "--rewrite-verify model checks the exclusions of rewrites: give --rewrite too"
         if self.rewrite_verify_max is not None and not 0.0 <= self.rewrite_verify_max <= 1.0:
