@@ -61,14 +61,16 @@ def score(items: list[dict], kept: dict[str, tuple[str, ...]]) -> dict:
     return out
 
 
-def _kept(items: list[dict], rw, name: str) -> dict[str, tuple[str, ...]]:
-    """The exclusions the default guard keeps for each request, rewritten by ``rw`` (spec ``name``)."""
+def _kept(items: list[dict], rw, name: str, verify=None) -> dict[str, tuple[str, ...]]:
+    """The exclusions the default guard keeps for each request, rewritten by ``rw`` (spec ``name``) and checked by
+    ``verify`` when given."""
     from tqdm import tqdm
 
     from logical_pyserini.rewrite import guard_decision
 
-    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True).kept
-            for item in tqdm(items, desc=f"rewrite ({name})", unit="request", disable=name == "rules")}
+    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True, verify=verify).kept
+            for item in tqdm(items, desc=f"rewrite ({name})", unit="request",
+                             disable=name == "rules" and verify is None)}
 
 
 def main(argv=None) -> None:
@@ -77,20 +79,27 @@ def main(argv=None) -> None:
                    help="Phrasings files (JSONL).")
     p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, llm, llm-draft).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
+    p.add_argument("--verify", action="store_true",
+                   help="Let the model veto kept exclusions (rewrite.ExclusionVerifier, the embedded model).")
     args = p.parse_args(argv)
-    from logical_pyserini.rewrite import get_rewriter
+    from logical_pyserini.rewrite import build_verifier, get_rewriter
     from logical_pyserini.rewrite._guard._text import _cues
 
     # One rewriter for every file: a model is loaded once.
     rw = get_rewriter(args.rewriter, **({"cache": args.model_cache} if args.model_cache and args.rewriter != "rules"
                                         else {}))
+    verify = None
+    if args.verify:
+        from logical_pyserini.models import get_model
+
+        verify = build_verifier("model", rw, lambda: get_model("embedded", cache=args.model_cache))
     sections, summary = [], []
     for path in map(Path, args.phrasings):
         items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         if args.quick:
             items = items[:10] + [i for i in items if i["kind"] == "none"][:5]
         log(f"[cues] {path.name}: {len(items)} requests")
-        s = score(items, _kept(items, rw, args.rewriter))
+        s = score(items, _kept(items, rw, args.rewriter, verify))
         summary.append([path.name, f"{s['items found']} / {s['items']}", f"{s['items found'] / max(s['items'], 1):.3f}",
                         f"{s['questions all found']} / {s['exclusion questions']}",
                         s["questions with a spurious NOT"], f"{s['controls with a NOT']} / {s['controls']}"])
@@ -102,11 +111,15 @@ def main(argv=None) -> None:
         sections.append("")
     lines = header("Exclusion phrasings: what the guard keeps, against labels written blind",
                    command(__file__, argv),
-                   f"Rewriter `{args.rewriter}`, guard `propose` (search's default), cue lists `{_cues().version}`. "
-                   "No retrieval: the kept NOTs are compared with the labelled excluded items.")
+                   f"Rewriter `{args.rewriter}`, guard `propose` (search's default), cue lists `{_cues().version}`"
+                   + (f", exclusions checked by the model (`{verify.prompt['version']}`, veto when P(situation) > "
+                      f"{verify.max_situation:.2f}: {verify.stats['vetoed']} of {verify.stats['judged']} vetoed)"
+                      if verify else "") + ". No retrieval: the kept NOTs are compared with the labelled excluded items.")
     lines += md_table(["file", "excluded items found", "recall", "requests with every item found",
                        "requests with a spurious NOT", "controls with a NOT"], summary) + [""] + sections
-    name = "guard_cues.md" if args.rewriter == "rules" else f"guard_cues_{args.rewriter}.md"
+    name = "guard_cues" + ("" if args.rewriter == "rules" else f"_{args.rewriter}") + ("_verify" if verify else "")
+    name += ".md" if len(args.phrasings) > 1 or args.phrasings == [str(f) for f in PHRASINGS] else \
+        f"_{Path(args.phrasings[0]).stem}.md"
     log(f"[cues] written {write_lines(Path(args.results) / name, lines)}")
 
 

@@ -26,7 +26,7 @@ LONGQ = EVAL / "longq"
 
 
 def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool,
-          model_cache: str | None = None) -> dict[str, Path]:
+          model_cache: str | None = None, verify: bool = False) -> dict[str, Path]:
     from logical_pyserini.search import SearchConfig, run_topics
 
     plan: dict[str, dict] = {"bm25 (question)": {"plain": "text"}}
@@ -36,6 +36,11 @@ def _runs(index: str, topics: Path, rewriter: str, out: Path, quick: bool,
         plan[f"{rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard, **extra}
         plan[f"boolean peer, {rewriter} guard={guard}"] = {"rewrite": rewriter, "rewrite_guard": guard,
                                                            "plain": "boolean", **extra}
+    if verify:
+        checked = {"rewrite": rewriter, "rewrite_guard": "propose", "rewrite_verify": "model",
+                   "model_cache": model_cache}
+        plan[f"{rewriter} guard=propose + check"] = checked
+        plan[f"boolean peer, {rewriter} guard=propose + check"] = {**checked, "plain": "boolean"}
     paths = {}
     for i, (name, options) in enumerate(plan.items()):
         paths[name] = out / f"run{i}.txt"
@@ -74,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rewriter", default="rules", help="Rewriter spec (rules, rules:explicit, llm, llm:MODEL).")
     p.add_argument("--long-only", action="store_true", help="Only the long questions (not the demo's 160).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
+    p.add_argument("--verify", action="store_true",
+                   help="Add the default guard with the model's exclusion check (--rewrite-verify model) and its "
+                   "Boolean peer; the other guarded rows run without the check.")
     p.add_argument("--longq", default=str(LONGQ), metavar="DIR",
                    help="Long-question set built by eval/longq_build.py (eval/longq2: held out, written after the "
                    "guard's cue lists); a set other than eval/longq names the results file after it.")
@@ -103,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             ensure_index(corpus, index)
             out = tmp / f"runs{k}"
             out.mkdir()
-            paths = _runs(str(index), topics, args.rewriter, out, args.quick, args.model_cache)
+            paths = _runs(str(index), topics, args.rewriter, out, args.quick, args.model_cache, args.verify)
             lines += _section(title, qrels, meta, paths, field)
     suffix = "" if longq.resolve() == LONGQ.resolve() else f"_{longq.name}"
     name = f"rewrite_guard_{args.rewriter.replace(':', '-').replace('/', '_')}{suffix}.md"

@@ -286,3 +286,19 @@ def test_guard_cues_score_counts_found_spurious_and_false_exclusions():
     # "time travel plots" holds every word of "time travel"; "travel" alone overlaps it, so it is not spurious
     assert (s["items"], s["items found"], s["questions all found"]) == (3, 2, 1)
     assert s["questions with a spurious NOT"] == 1 and s["controls with a NOT"] == 1
+
+
+def test_verify_bench_replays_a_stored_first_run_without_its_vetoed_nots():
+    import bench_rewrite_verify as bench
+
+    query = '"cheap flights to rome" AND NOT "ryanair" AND NOT "easyjet"'
+    kept = ["ryanair", "easyjet"]
+    q = "cheap flights to rome, not ryanair and not easyjet"
+    assert bench._replayed(query, kept, q, {"ryanair": 0.9, "easyjet": 0.1}, 0.68) == \
+        '"cheap flights to rome" AND NOT "easyjet"'
+    assert bench._replayed(query, kept, q, {"ryanair": 0.1, "easyjet": 0.2}, 0.68) == query
+    assert bench._replayed(query, kept, q, {"ryanair": 0.9, "easyjet": 0.7}, 0.68) == f'"{q}"'  # none left: plain
+    # every blind file has a first run on record except the original set, written before the guard existed
+    recorded = {json.loads(line)["set"] for line in bench.FIRST_RUNS.read_text(encoding="utf-8").splitlines()}
+    assert {p.stem for p in bench.PHRASINGS} <= recorded and "longq31" in recorded
+    assert "longq" not in recorded

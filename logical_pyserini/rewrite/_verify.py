@@ -61,15 +61,18 @@ class ExclusionVerifier:
             raise ValueError(f"max_situation must lie in [0, 1], got {self.max_situation}")
         self.stats = {"judged": 0, "vetoed": 0, "failures": 0}
 
-    def situation_probability(self, question: str, exclusions: Sequence[str]) -> np.ndarray:
-        """P(the excluded words are part of the asker's situation, not something rejected), per exclusion."""
+    def prompt_parts(self, question: str, exclusions: Sequence[str]) -> list[tuple[str, str]]:
+        """The user message of each judgement as (shared prefix, claim): the fenced question, then the claim."""
         from ..models import fence
 
         prefix = fill(self.prompt["context"], request=fence(question, "request"))
         # The exclusion is quoted inside the claim; its own quotes become apostrophes so it cannot close the quote.
-        pairs = [(prefix, fill(self.prompt["claim"], x=" ".join(str(x).replace('"', "'").split())))
-                 for x in exclusions]
-        return self.model.true_false_probability(pairs, version=self.prompt["version"],
+        return [(prefix, fill(self.prompt["claim"], x=" ".join(str(x).replace('"', "'").split()))) for x in exclusions]
+
+    def situation_probability(self, question: str, exclusions: Sequence[str]) -> np.ndarray:
+        """P(the excluded words are part of the asker's situation, not something rejected), per exclusion."""
+        return self.model.true_false_probability(self.prompt_parts(question, exclusions),
+                                                 version=self.prompt["version"],
                                                  system=self.prompt.get("system") or None)
 
     def __call__(self, question: str, exclusions: Sequence[str]) -> list[bool]:
