@@ -695,8 +695,13 @@ def test_cli_decompositions_are_what_search_judges_for_the_guarded_query(tmp_pat
     assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--quiet"]) == 0
     query = parse_query(out.read_text().split("\t", 1)[1])
     row = json.loads(dec.read_text())
-    assert row["formula"] == "0 AND NOT 1" and row["leaves"][1] == "tiles"
+    # the guard's soft exclusion (NOT^0.3) is what OrLog judges too
+    assert row["formula"] == "0 AND NOT^0.3 1" and row["leaves"][1] == "tiles"
     assert Decomposition.from_dict(row).to_tree() == query
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--not-weight", "1",
+                     "--quiet"]) == 0
+    assert json.loads(dec.read_text())["formula"] == "0 AND NOT 1" and 'AND NOT "tiles"' in out.read_text()
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--not-weight", "0", "--quiet"]) == 2
     assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--guard", "off",
                      "--quiet"]) == 0
     assert parse_query(out.read_text().split("\t", 1)[1]) != query  # the unguarded rules' fragments differ

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from logical_pyserini.query import And, Not, Or, Term, iter_terms, parse_query
-from logical_pyserini.rewrite import (Rewrite, RuleRewriter, exclusion_scopes, guard_decision, guard_rewrite,
-                                     negative_clauses)
+from logical_pyserini.rewrite import (GUARD_NOT_WEIGHT, Rewrite, RuleRewriter, exclusion_scopes, guard_decision,
+                                      guard_rewrite, negative_clauses)
 from logical_pyserini.rewrite._guard._scopes import _scoped_tokens
 
 
@@ -25,7 +25,9 @@ def test_without_denmark_excludes_denmark_not_with_denmark():
     d = guard_decision(RuleRewriter().rewrite(q))
     assert d.kept == ("Denmark",)
     positive, negation = d.tree.children
-    assert negation == Not(Term("Denmark")) and "Scandinavian" in positive.text and "Denmark" not in positive.text
+    # the question is kept whole, so its exclusion is soft (NOT^0.3)
+    assert negation == Not(Term("Denmark"), GUARD_NOT_WEIGHT) and "Scandinavian" in positive.text \
+        and "Denmark" not in positive.text
 
 
 def test_long_question_keeps_the_whole_question_as_positive_leaf():
@@ -61,7 +63,7 @@ def test_a_paraphrasing_model_keeps_the_question_and_only_confirmed_words():
     question = "Seafood restaurants with a Michelin star, excluding Indian restaurants"
     d = guard_decision(_rw(question, '"fish restaurants" AND "starred" AND NOT "Indian cuisine"'))
     assert d.mode == "question"  # the positive leaves are not the question's words: not trusted
-    assert d.tree == And((Term("Seafood restaurants with a Michelin star"), Not(Term("Indian"))))
+    assert d.tree == And((Term("Seafood restaurants with a Michelin star"), Not(Term("Indian"), GUARD_NOT_WEIGHT)))
 
 
 def test_a_short_reliable_parse_keeps_its_structure_and_narrows_shared_heads():
@@ -90,7 +92,7 @@ def test_a_fragment_of_a_stated_exclusion_gives_way_to_the_stated_phrase():
     assert guard_decision(rewrite).kept == ("diets",)  # guard on: the model's exclusion, confirmed in part
     d = guard_decision(rewrite, propose=True)
     assert d.kept == ("ketogenic diets",)
-    assert Not(Term("diets")) not in d.tree.children and Not(Term("ketogenic diets")) in d.tree.children
+    assert [c for c in d.tree.children if isinstance(c, Not)] == [Not(Term("ketogenic diets"), GUARD_NOT_WEIGHT)]
 
 
 def test_a_used_exclusion_scope_leaves_the_positive_leaf_whole():

@@ -61,6 +61,7 @@ def _trees():
         _leaf(),
         lambda kids: st.one_of(
             kids.map(Not),
+            st.tuples(kids, st.sampled_from([0.3, 0.75])).map(lambda c: Not(c[0], c[1])),  # soft NOT^w
             st.lists(kids, min_size=2, max_size=3).map(lambda c: And(tuple(c))),
             st.lists(kids, min_size=2, max_size=3).map(lambda c: Or(tuple(c))),
         ),

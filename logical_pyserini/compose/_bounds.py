@@ -63,7 +63,7 @@ def compose_bounds(
         return np.asarray(lower[node.key], dtype=np.float64), np.asarray(upper[node.key], dtype=np.float64)
     if isinstance(node, Not):
         lo, hi = compose_bounds(node.child, lower, upper, operators)
-        return operators.neg(hi), operators.neg(lo)
+        return operators.neg(hi, node.weight), operators.neg(lo, node.weight)
     parts = [compose_bounds(c, lower, upper, operators) for c in node.children]
     lo = np.stack([p[0] for p in parts])
     hi = np.stack([p[1] for p in parts])
@@ -154,7 +154,7 @@ def _bound(node, operators, scale, leaf_max) -> tuple:
         return BoundQuery("leaf", float(w), node), 0.0, top
     if isinstance(node, Not):
         _, lo, hi = _bound(node.child, operators, scale, leaf_max)
-        ends = operators.neg(np.array([hi, lo], dtype=np.float64))  # NOT is non-increasing
+        ends = operators.neg(np.array([hi, lo], dtype=np.float64), node.weight)  # NOT is non-increasing
         return None, float(ends[0]), float(ends[1])
     parts = [_bound(c, operators, scale, leaf_max) for c in node.children]
     queries = [q for q, _, _ in parts if q is not None]

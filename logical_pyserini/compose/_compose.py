@@ -36,7 +36,7 @@ def compose(
     if isinstance(node, Term):
         value = np.asarray(leaf_values[node.key], dtype=np.float64)
     elif isinstance(node, Not):
-        value = operators.neg(compose(node.child, leaf_values, operators, trace))
+        value = operators.neg(compose(node.child, leaf_values, operators, trace), node.weight)
     else:
         stacked = np.array([compose(c, leaf_values, operators, trace) for c in node.children])  # (children, docs)
         value = operators.conj(stacked) if isinstance(node, And) else operators.disj(stacked)
@@ -66,7 +66,10 @@ def explain_tree(
             "value": value,
         }
     if isinstance(node, Not):
-        return {"op": "NOT", "value": value, "children": [explain_tree(node.child, index, trace, leaf_raw)]}
+        report = {"op": "NOT", "value": value, "children": [explain_tree(node.child, index, trace, leaf_raw)]}
+        if node.weight != 1.0:
+            report["weight"] = node.weight
+        return report
     return {
         "op": "AND" if isinstance(node, And) else "OR",
         "value": value,

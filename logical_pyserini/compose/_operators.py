@@ -86,8 +86,11 @@ class Operators:
     def disj(self, values: np.ndarray) -> np.ndarray:
         return OR_OPERATORS[self.or_](values)
 
-    def neg(self, value: np.ndarray) -> np.ndarray:
-        return NOT_OPERATORS[self.not_](value)
+    def neg(self, value: np.ndarray, weight: float = 1.0) -> np.ndarray:
+        """NOT of ``value``; a soft exclusion (``NOT^w``, ``weight`` < 1) mixes it with 1, the value of
+        excluding nothing: ``(1 - w) + w * NOT(x)``, non-increasing in ``x`` like the operator itself."""
+        negated = NOT_OPERATORS[self.not_](value)
+        return negated if weight == 1.0 else (1.0 - weight) + weight * negated
 
     def __str__(self) -> str:
         return f"AND={self.and_} OR={self.or_} NOT={self.not_}"

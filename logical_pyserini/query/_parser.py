@@ -94,7 +94,13 @@ class _ToNodes(Transformer):
         return Term(normalize_text(text), retriever, start)
 
     def negation(self, children: list) -> Not:
-        return Not(children[1])
+        token = children[0]
+        _, _, weight = token.value.partition("^")
+        if not weight:
+            return Not(children[1])
+        if not 0.0 < float(weight) <= 1.0:
+            raise QuerySyntaxError(f"NOT weight must be in (0, 1], not {weight}", self.query, token.start_pos)
+        return Not(children[1], float(weight))
 
     def group(self, children: list) -> Node:
         return children[1]

@@ -47,11 +47,36 @@ class Term:
 
 @dataclass(frozen=True)
 class Not:
+    """Negation of ``child``.
+
+    Parameters
+    ----------
+    child : Node
+        What is excluded.
+    weight : float
+        Strength of the exclusion in (0, 1], written ``NOT^0.3``: the value is
+        ``(1 - weight) + weight * NOT(x)`` (``1 - 0.3 x`` under the complement),
+        so a soft exclusion reorders comparably relevant documents instead of
+        sinking every one that mentions the thing.  1 (plain ``NOT``) is the
+        strict operator; the Boolean peer always excludes strictly.
+    """
+
     child: "Node"
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.weight <= 1.0:
+            raise ValueError(f"NOT weight must be in (0, 1], not {self.weight!r}")
 
     def __str__(self) -> str:
         inner = str(self.child)
-        return f"NOT {inner}" if isinstance(self.child, (Term, Not)) else f"NOT ({inner})"
+        op = "NOT" if self.weight == 1.0 else f"NOT^{format_weight(self.weight)}"
+        return f"{op} {inner}" if isinstance(self.child, (Term, Not)) else f"{op} ({inner})"
+
+
+def format_weight(weight: float) -> str:
+    """A NOT weight as the query language writes it (``0.3``, not ``0.30000000000000004``)."""
+    return f"{weight:.6g}"
 
 
 @dataclass(frozen=True)
@@ -93,7 +118,7 @@ def map_terms(node: Node, fn) -> Node:
     if isinstance(node, Term):
         return fn(node)
     if isinstance(node, Not):
-        return Not(map_terms(node.child, fn))
+        return Not(map_terms(node.child, fn), node.weight)
     return type(node)(tuple(map_terms(c, fn) for c in node.children))
 
 
@@ -108,7 +133,7 @@ def pin_negated(node: Node, retriever: str, negated: bool = False) -> Node:
         return Term(node.text, retriever, node.start) if negated and node.retriever is None else node
     if isinstance(node, Not):
         child = pin_negated(node.child, retriever, not negated)
-        return node if child is node.child else Not(child)
+        return node if child is node.child else Not(child, node.weight)
     children = tuple(pin_negated(c, retriever, negated) for c in node.children)
     return node if all(a is b for a, b in zip(children, node.children)) else type(node)(children)
 

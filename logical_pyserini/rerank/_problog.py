@@ -49,6 +49,15 @@ def _atom_ids(formula: Node) -> list[int]:
     return sorted(int(t.text) for t in distinct_terms(formula))
 
 
+def _strengths(node: Node) -> list[float]:
+    """The weights of the soft NOTs (``NOT^w``) in ``node``."""
+    if isinstance(node, Term):
+        return []
+    own = [node.weight] if isinstance(node, Not) and node.weight != 1.0 else []
+    children = (node.child,) if isinstance(node, Not) else node.children
+    return own + [w for c in children for w in _strengths(c)]
+
+
 def _check_probability(p: float) -> float:
     p = float(p)
     if not (0.0 <= p <= 1.0) or math.isnan(p):
@@ -76,13 +85,20 @@ def formula_program(formula: Node, probabilities: Sequence[float] | None = None)
     for i in _atom_ids(formula):
         p = 0.5 if probabilities is None else _check_probability(probabilities[i])
         lines.append(f"{p!r}::p{i}.")  # ProbLog parses 15 significant digits of this
-    counter = [0]
+    counter = [0, 0]  # helper clauses n0, n1, ...; soft exclusions e0, e1, ...
 
     def literal(node: Node) -> str:
         if isinstance(node, Term):
             return f"p{int(node.text)}"
         if isinstance(node, Not):
-            return f"\\+({literal(node.child)})"
+            if node.weight == 1.0:
+                return f"\\+({literal(node.child)})"
+            # NOT^w x holds unless a strength fact s (probability w) and x both hold: 1 - w * P(x).
+            name = f"e{counter[1]}"
+            counter[1] += 1
+            lines.append(f"{node.weight!r}::s{name}.")
+            lines.append(f"{name} :- s{name}, {literal(node.child)}.")
+            return f"\\+({name})"
         name = f"n{counter[0]}"
         counter[0] += 1
         parts = [literal(c) for c in node.children]
@@ -146,6 +162,10 @@ class CompiledFormula:
         self.program = formula_program(formula, placeholder)
         self._compiled = _evaluatable(backend).create_from(PrologString(self.program))
         by_weight = {round(placeholder[i], 9): i for i in self.atom_ids}
+        strengths = {round(w, 9) for w in _strengths(formula)}
+        if strengths & by_weight.keys():  # a soft NOT's fixed weight would pass for an atom's placeholder
+            raise ValueError(f"a NOT weight equals an atom placeholder ({sorted(strengths & by_weight.keys())}); "
+                             "use a weight that is not a multiple of 1/1024")
         self._nodes: dict[int, int] = {}
         for key, weight in self._compiled.get_weights().items():
             try:

@@ -23,8 +23,8 @@ CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
 """
 
 from ._factory import REWRITERS, decompose, get_rewriter
-from ._guard import (GUARD_MODES, GuardDecision, excluded_positive_terms, exclusion_scopes, guard_decision, guard_rewrite,
-                     negative_clauses)
+from ._guard import (GUARD_MODES, GUARD_NOT_WEIGHT, GuardDecision, excluded_positive_terms, exclusion_scopes,
+                     guard_decision, guard_rewrite, negative_clauses)
 from ._llm import LLMRewriter, build_messages
 from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
@@ -34,6 +34,7 @@ from ._verify import VERIFY_MODES, ExclusionVerifier, build_verifier
 
 __all__ = [
     "GUARD_MODES",
+    "GUARD_NOT_WEIGHT",
     "VERIFY_MODES",
     "ExclusionVerifier",
     "build_verifier",

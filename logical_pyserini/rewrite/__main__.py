@@ -27,7 +27,7 @@ from .._topics import TopicsError
 from ..models import ModelError
 from ..query import Term
 from ._factory import SPEC_HELP, get_rewriter
-from ._guard import guard_rewrite
+from ._guard import GUARD_NOT_WEIGHT, guard_rewrite
 from ._types import Rewrite
 from ._verify import VERIFY_MODES, build_verifier
 
@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
                     "with the rules the embedded model checks; off (default): no check")
     ap.add_argument("--verify-max", type=float, metavar="P",
                     help="veto an exclusion whose P(situation) exceeds P (default: the prompt's measured threshold)")
+    ap.add_argument("--not-weight", type=float, default=GUARD_NOT_WEIGHT, metavar="W",
+                    help="strength of the NOTs the guard adds to a question kept whole, written NOT^W (see README, "
+                    "'Soft exclusions'); 1 writes strict NOTs")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each fallback and repair")
     return ap
@@ -69,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not 0.0 < args.not_weight <= 1.0:
+        print(f"error: --not-weight must lie in (0, 1], not {args.not_weight}", file=sys.stderr)
+        return 2
     try:
         topics = resolve_topics(args.topics)
         rewriter = get_rewriter(
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                                   file=sys.stderr):
                 try:
                     proposed = rewriter.rewrite(text)
-                    rewrite = guard_rewrite(proposed, args.guard, verifier)
+                    rewrite = guard_rewrite(proposed, args.guard, verifier, args.not_weight)
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)

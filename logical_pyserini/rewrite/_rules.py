@@ -332,7 +332,7 @@ def _substitute(node: Node, subtrees: dict[str, Node]) -> Node:
     if isinstance(node, Term):
         return subtrees[node.text[1:]]
     if isinstance(node, Not):
-        return Not(_substitute(node.child, subtrees))
+        return Not(_substitute(node.child, subtrees), node.weight)
     return type(node)(tuple(_substitute(c, subtrees) for c in node.children))
 
 
@@ -342,7 +342,7 @@ def _flatten(node: Node) -> Node:
         return node
     if isinstance(node, Not):
         child = _flatten(node.child)
-        return child.child if isinstance(child, Not) else Not(child)
+        return child.child if isinstance(child, Not) and child.weight == node.weight == 1.0 else Not(child, node.weight)
     kind = type(node)
     children: list[Node] = []
     for child in map(_flatten, node.children):
@@ -366,7 +366,7 @@ def _simplify(node: Node) -> Node:
     if isinstance(node, Term):
         return node
     if isinstance(node, Not):
-        return Not(_simplify(node.child))
+        return Not(_simplify(node.child), node.weight)
     children = [_simplify(c) for c in node.children]
     unique: list[Node] = []
     for child in children:

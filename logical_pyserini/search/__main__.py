@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite-verify-max", type=float, default=None, metavar="P",
                     help="Veto an exclusion whose P(situation) exceeds P (default: the threshold measured for the "
                     "prompt, 0.68 for verify-1; 1 vetoes nothing).")
+    rw.add_argument("--rewrite-not-weight", type=float, default=None, metavar="W",
+                    help="Strength of the NOTs the guard adds to a question kept whole, written NOT^W: a document "
+                    "that mentions an excluded thing keeps (1 - W) of its score at worst (default 0.3, measured in "
+                    "README, 'Soft exclusions'; 1 excludes strictly).  A short question's reliable parse keeps "
+                    "strict NOTs; the Boolean peer always excludes strictly.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
     rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")

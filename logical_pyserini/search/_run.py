@@ -87,6 +87,7 @@ class SearchConfig:
     rewrite_guard: str = "propose"
     rewrite_verify: str = "off"
     rewrite_verify_max: float | None = None
+    rewrite_not_weight: float | None = None
     model: str = "embedded"
     model_cache: str | None = None
     install_model: bool = False
@@ -135,6 +136,8 @@ class SearchConfig:
             return "--rewrite-verify model checks the exclusions of rewrites: give --rewrite too"
         if self.rewrite_verify_max is not None and not 0.0 <= self.rewrite_verify_max <= 1.0:
             return "--rewrite-verify-max must lie in [0, 1]"
+        if self.rewrite_not_weight is not None and not 0.0 < self.rewrite_not_weight <= 1.0:
+            return "--rewrite-not-weight must lie in (0, 1]"
         if self.rewrite and self.plain == "text":
             return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
         for name in CANDIDATE_SOURCES:
@@ -417,13 +420,14 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
                     decompositions: dict | None = None, verify=None) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
-    from ..rewrite import guard_rewrite
+    from ..rewrite import GUARD_NOT_WEIGHT, guard_rewrite
 
+    weight = GUARD_NOT_WEIGHT if config.rewrite_not_weight is None else config.rewrite_not_weight
     trees, rows = {}, []
     for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=config.quiet):
         try:
             proposed = rewriter.rewrite(text)
-            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify)
+            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify, weight)
         except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
             failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
             logger.error("qid %s: %s", qid, failures[qid])

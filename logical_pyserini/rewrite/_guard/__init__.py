@@ -36,9 +36,9 @@ from ._scopes import exclusion_scopes, negative_clauses
 from ._tree import (doubly_negated_atoms, drop_kind_only_terms, excluded_only_words, excluded_positive_terms,
                     lift_inner_negations, missing_operators, narrow_negations, negates_negated_phrase, negation_at,
                     scope_trailing_exclusion, unasked_disjunction)
-from ._decision import GUARD_MODES, GuardDecision, guard_decision, guard_rewrite
+from ._decision import GUARD_MODES, GUARD_NOT_WEIGHT, GuardDecision, guard_decision, guard_rewrite
 
-__all__ = ["GUARD_MODES", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words",
+__all__ = ["GUARD_MODES", "GUARD_NOT_WEIGHT", "GuardDecision", "doubly_negated_atoms", "drop_kind_only_terms", "excluded_only_words",
            "excluded_positive_terms", "exclusion_scopes", "guard_decision", "guard_rewrite", "lift_inner_negations",
            "missing_operators", "narrow_negations", "negates_negated_phrase", "negation_at", "negative_clauses",
            "scope_trailing_exclusion", "unasked_disjunction"]

@@ -167,7 +167,7 @@ def lift_inner_negations(tree: Node, question: str | None = None) -> Node:
             return node  # "not without a garden", "but not those without a garden": meant twice
         cue = _bare(words[at])
         swap = positives.get(cue) or cues.contractions.get(cue)
-        return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever))
+        return Not(Term(" ".join(words[:at] + ([swap] if swap else []) + words[at + 1:]), term.retriever), node.weight)
 
     def walk(node: Node) -> Node:
         if isinstance(node, Term):
@@ -209,7 +209,7 @@ def narrow_negations(tree: Node) -> Node:
                 return Term(" ".join(kept), node.retriever)
             return node
         if isinstance(node, Not):
-            return Not(narrow(node.child, shared))
+            return Not(narrow(node.child, shared), node.weight)
         return type(node)(tuple(narrow(c, shared) for c in node.children))
 
     def walk(node: Node) -> Node:
@@ -218,7 +218,7 @@ def narrow_negations(tree: Node) -> Node:
         positive = [c for c in node.children if not isinstance(c, Not)] if isinstance(node, And) else []
         shared = {w.lower() for c in positive for t, negated in iter_terms(c) if not negated
                   for w in t.text.split()} - ignore
-        return type(node)(tuple(Not(narrow(c.child, shared)) if positive and isinstance(c, Not) else walk(c)
+        return type(node)(tuple(Not(narrow(c.child, shared), c.weight) if positive and isinstance(c, Not) else walk(c)
                                 for c in node.children))
 
     return walk(tree)
