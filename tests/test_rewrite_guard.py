@@ -1418,3 +1418,26 @@ def test_guard_52_states_told_wishes_and_complaints(question, scoped):
 def test_guard_52_a_time_phrase_ends_a_tried_thing():
     q = "I tried propranolol back in 2019 and it made me so exhausted, so that is a hard no for me"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("propranolol",)
+
+
+@pytest.mark.parametrize("question, kept", [
+    # a list of absences with one known symptom is a report of symptoms
+    ("So this is probably nothing. I get a headache most afternoons. No fever, no vision problems, no nausea, and "
+     "I don't think it's a migraine. What should I try first?", ()),
+    ("Plants look great - big, green, no yellow leaves, no spots - but the flowers just dry up. What can I do?", ()),
+    ("Held the pilot for a full minute, still won't stay lit. No gas smell, the burner never kicks on. What's the "
+     "most likely cause?", ()),
+    ("the printer shows ready, no paper jam, ink is fine, and it prints a test page. any ideas", ()),
+    # what the asker observed
+    ("I don't see any bugs on the tomatoes and I haven't changed fertilizer. Is this the heat?", ()),
+    ("didn't notice anything odd about the dog's gait, should I still see a vet", ()),
+    # a change of state
+    ("Outlook no longer syncing calendar with iPhone, nothing changed on my end", ()),
+    ("He no longer eats his kibble, what food should I try", ()),
+    # still exclusions: lists of things to leave out
+    ("Pizza ideas for a party, no mushrooms, no olives, no anchovies please", ("mushrooms", "olives", "anchovies")),
+    ("vegan pizza ideas? no mushrooms, no olives", ("mushrooms", "olives")),
+    ("superhero films for a 10 year old, no Marvel please", ("Marvel",)),
+])
+def test_guard_53_symptom_lists_observations_and_changes_of_state(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

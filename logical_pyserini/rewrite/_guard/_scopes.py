@@ -520,6 +520,10 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
         or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices
                                                   or tokens[i - 1] in cues.onset_verbs))
+        # "Outlook no longer syncing calendar with iPhone": a change of state, whose "scope" would start at "longer"
+        or (tokens[i + n - 1] == "no" and i + n < len(tokens) and tokens[i + n] in cues.ceased)
+        # "I don't see any bugs on them", "didn't notice anything odd": what the asker observed, no thing to leave out
+        or (i + n + 1 < len(tokens) and tokens[i + n] in cues.observation and tokens[i + n + 1] in ("any", "anything"))
         # "he's not tall enough yet": how someone is
         or (i + n + 1 < len(tokens) and tokens[i + n + 1] == "enough")
         # "he can't cope with standing in long queues": a difficulty the question is about

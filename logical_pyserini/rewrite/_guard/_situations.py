@@ -549,12 +549,22 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     message ("printer says no paper")."""
     if tokens[k] != "no" or k + 1 >= len(tokens):
         return False
+    run = [k]  # the "no"s of a list this one belongs to: "No fever, no vision problems, no nausea"
     w = k - 1
     while w > 2 and tokens[w] in ("and", ","):  # back over "no X and": "with no shed and no water butt", "no X, no Y"
         before = next((v for v in range(w - 1, max(-1, w - 5), -1) if tokens[v] == "no"), None)
         if before is None:
             break
+        run.append(before)
         w = before - 1
+    after = k + 1
+    while after < len(tokens):  # on to the later items of the list
+        nxt = next((v for v in range(after, min(len(tokens), after + 5)) if tokens[v] in ("and", ",")), None)
+        if nxt is None or nxt + 1 >= len(tokens) or tokens[nxt + 1] != "no" \
+                or any(t in _SENTENCE_END for t in tokens[after:nxt]):
+            break
+        run.append(nxt + 1)
+        after = nxt + 2
     if w > 1 and tokens[w] in ("but", "and"):  # "saying there was 'damage to the carpet' but no itemized list"
         for v in range(w - 1, max(0, w - 12), -1):
             if tokens[v] in _SENTENCE_END or tokens[v] in _COMMA_LIKE:
@@ -579,9 +589,14 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
             cues.prepositions | cues.clause_words | cues.symptom_followers | cues.time_words | {"and", "or"})
 
     # "no appetite at night" is reported, "no appetite for horror" is a taste (``preference_nouns``)
-    return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1)
-               and not (tokens[p] in cues.preference_nouns and p + 1 < len(tokens) and tokens[p + 1] in ("for", "in"))
-               for p in range(k + 1, min(k + 3, len(tokens))))
+    def symptom(no: int) -> bool:
+        return any(tokens[p] in cues.symptom_nouns and ends_phrase(p + 1)
+                   and not (tokens[p] in cues.preference_nouns and p + 1 < len(tokens)
+                            and tokens[p + 1] in ("for", "in"))
+                   for p in range(no + 1, min(no + 3, len(tokens))))
+
+    # one symptom makes the whole list a report: "No fever, no vision problems, no nausea"
+    return any(symptom(no) for no in run if no + 1 < len(written) and written[no + 1][:1].islower())
 
 
 def _never_done(tokens: list[str], i: int, cues: _Cues, past: bool = False) -> bool:

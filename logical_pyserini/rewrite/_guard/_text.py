@@ -147,6 +147,7 @@ class _Cues:
     identity_nouns: frozenset[str] = frozenset()  # "im not a spreadsheet person": who the asker is
     commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
     perception: frozenset[str] = frozenset()  # "I've seen X": the verb of an experience cue ("seen", "read")
+    observation: frozenset[str] = frozenset()  # "I don't see any bugs on them": what the asker observed
     reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
     meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
@@ -390,6 +391,7 @@ def _cues() -> _Cues:
         identity_nouns=words("identity_nouns"),
         commands=words("command_words"),
         perception=words("perception_cue_verbs"),
+        observation=words("observation_verbs"),
         reports=words("report_words"),
         meta_nouns=words("meta_nouns"),
         meta_links=seqs("meta_links"),
