@@ -1441,3 +1441,22 @@ def test_guard_52_a_time_phrase_ends_a_tried_thing():
 ])
 def test_guard_53_symptom_lists_observations_and_changes_of_state(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # what the asker has done, seen or owns, when the question asks for something new
+    ("we did Lisbon last year and loved it, so somewhere new this time. european city break for 2 in october",
+     ("Lisbon",)),
+    ("Hotels in Rome near the Vatican — we stayed at Hotel Atlante Star last time, want to try somewhere new",
+     ("Hotel Atlante Star",)),
+    ("Board games for 2 players — we own Catan, Ticket to Ride and Carcassonne, want new ones",
+     ("Catan", "Ticket Ride", "Carcassonne")),
+    ("what cat litter works for a multi cat household?? tried Tidy Cats, the whole flat stank. want different "
+     "suggestions", ("Tidy Cats",)),
+    # not a lower-case thing, nor someone else's experience, nor without a request for something new
+    ("I did the update last week and want a different fix", ()),
+    ("my friend stayed at the Hilton and loved it, we want somewhere new in Paris", ()),
+    ("We stayed at the Hilton in Paris last year, what are good restaurants nearby?", ()),
+])
+def test_guard_53_what_the_asker_has_done_before_asking_for_something_new(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

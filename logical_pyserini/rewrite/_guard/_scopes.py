@@ -149,6 +149,14 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             scopes.append((i, i + 1, *complained))
             i += 1
             continue
+        done = None if n or any(c >= sentence_start for c, _, _, _ in scopes) \
+            else _experienced_names(tokens, written, sentence_start, i, cues)
+        if done and any(s < done[1] and done[0] < e for _, _, s, e in scopes):
+            done = None  # already excluded: "Last time we did Disney ..., so never again. What else is there?"
+        if done:  # "we did Lisbon last year and loved it, so somewhere new this time"
+            scopes.append((i, i + 1, *done))
+            i += 1
+            continue
         rejected = None if n else _rejected(tokens, written, i, cues)
         if rejected:  # "UPPAbaby? no thanks", "someone recommended Aussie Home Loans, nope"
             m = _match(tokens, i, cues.rejections)
@@ -580,6 +588,38 @@ def _complained_subject(tokens: list[str], sentence_start: int, i: int, cues: _C
             or all(t in cues.loose for t in subject):
         return None
     return start, v
+
+
+def _experienced_names(tokens: list[str], written: list[str], sentence_start: int, i: int,
+                       cues: _Cues) -> tuple[int, int] | None:
+    """The names of what the asker has done, seen or owns, when ``i`` asks for something new: "we did Lisbon last year
+    and loved it, so somewhere new this time", "we own Catan, Ticket to Ride and Carcassonne, want new ones", "tried
+    Tidy Cats, the whole flat stank. want different suggestions" (the sentence before counts too).  The names are
+    capitalised words (with "and", commas and small words between them) right after one of ``experience_verbs``
+    whose subject is the asker (or none: "tried X"); lower-case things ("we did the update") are left alone."""
+    if tokens[i] not in cues.novelty or i == 0 or not (
+            tokens[i - 1] in cues.novelty_leads or cues.wish & set(tokens[max(sentence_start, i - 3) : i])):
+        return None
+    ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END]
+    begin = ends[1] + 1 if len(ends) > 1 else 0  # this sentence and the one before
+    for k in range(i - 1, begin - 1, -1):
+        if tokens[k] not in cues.experienced:
+            continue
+        first = sentence_start if k >= sentence_start else next(
+            (j + 1 for j in range(k - 1, -1, -1) if tokens[j] in _SENTENCE_END), 0)
+        b = _asker_before(tokens, first, k, cues)
+        if not (k == first or tokens[b] in cues.personal or (b > first and tokens[b - 1] in cues.personal)):
+            continue  # someone else's: "my friend stayed at the Hilton"
+        start = k + 1 + int(k + 1 < len(tokens) and tokens[k + 1] in cues.experience_links)
+        e = start
+        while e < len(written) and (written[e][:1].isupper() or (
+                e > start and e + 1 < len(written) and written[e + 1][:1].isupper()
+                and (tokens[e] in ("and", ",", "&", "of", "to", "the") or tokens[e] in cues.stopwords))):
+            e += 1
+        if e > start and e - start <= 2 * cues.max_scope_words:
+            return start, e
+        return None
+    return None
 
 
 def _told_wish(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:

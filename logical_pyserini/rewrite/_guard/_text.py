@@ -148,6 +148,10 @@ class _Cues:
     commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
     perception: frozenset[str] = frozenset()  # "I've seen X": the verb of an experience cue ("seen", "read")
     observation: frozenset[str] = frozenset()  # "I don't see any bugs on them": what the asker observed
+    novelty: frozenset[str] = frozenset()  # "somewhere new": something other than what the asker has done
+    novelty_leads: frozenset[str] = frozenset()  # the words a request for something new follows ("somewhere", "want")
+    experienced: frozenset[str] = frozenset()  # "we did Lisbon last year": what the asker has done, seen or owns
+    experience_links: frozenset[str] = frozenset()  # "stayed at", "been to": a preposition before the thing
     reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
     meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
@@ -392,6 +396,10 @@ def _cues() -> _Cues:
         commands=words("command_words"),
         perception=words("perception_cue_verbs"),
         observation=words("observation_verbs"),
+        novelty=words("novelty_words"),
+        novelty_leads=words("novelty_leads"),
+        experienced=words("experience_verbs"),
+        experience_links=words("experience_links"),
         reports=words("report_words"),
         meta_nouns=words("meta_nouns"),
         meta_links=seqs("meta_links"),
