@@ -1460,3 +1460,17 @@ def test_guard_53_symptom_lists_observations_and_changes_of_state(question, kept
 ])
 def test_guard_53_what_the_asker_has_done_before_asking_for_something_new(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # where a problem shows, a hedged observation, a shouted symptom
+    ("python script runs fine locally but not in docker, no error, just exits with code 0", ()),
+    ("phone works fine on wifi but not on cellular data, what setting", ()),
+    ("tomato leaves curling but no spots, not overwatering as far as I can tell", ()),
+    ("NO HOT WATER in the whole house but the heating works fine. combi boiler, no error code showing", ()),
+    # still exclusions
+    ("Any airline is fine, but not with Ryanair, cheap flights to Rome", ("Ryanair",)),
+    ("NO IKEA furniture please, solid wood desks for a home office", ("IKEA furniture",)),
+])
+def test_guard_53_conditions_hedges_and_shouted_symptoms(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

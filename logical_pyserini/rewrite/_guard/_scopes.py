@@ -528,6 +528,14 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         # "the machine keeps skipping stitches", "sewing machine skipping stitches": a symptom
         or (tokens[i].endswith("ing") and i > 0 and (tokens[i - 1] in cues.devices
                                                   or tokens[i - 1] in cues.onset_verbs))
+        # "python script runs fine locally but not in docker": where the problem shows, a condition of the question
+        or (i + n < end and tokens[i + n - 1] == "not" and tokens[i + n] in cues.prepositions
+            and "but" in tokens[max(sentence_start, i - 1) : i + n]
+            and any(tokens[j] in cues.working and j > sentence_start and tokens[j - 1] not in cues.copulas
+                    for j in range(sentence_start, i)))  # ("Any airline is fine, but not with Ryanair" excludes)
+        # "not overwatering as far as I can tell": a hedge marks what the asker observed
+        or any(tokens[j : j + 3] == ["as", "far", "as"] and j + 3 < len(tokens) and tokens[j + 3] in cues.personal
+               for j in range(i + n, min(len(tokens), end + 1)))
         # "Outlook no longer syncing calendar with iPhone": a change of state, whose "scope" would start at "longer"
         or (tokens[i + n - 1] == "no" and i + n < len(tokens) and tokens[i + n] in cues.ceased)
         # "I don't see any bugs on them", "didn't notice anything odd": what the asker observed, no thing to leave out

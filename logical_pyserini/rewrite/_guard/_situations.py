@@ -579,7 +579,8 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
     if j >= 1 and tokens[j] in cues.message_verbs and (cues.devices | cues.documents) & set(tokens[max(0, j - 3) : j]):
         return True  # "printer says no paper", "the invite says no children": a machine's or a document's message
         # ("my doctor says no X" is not)
-    if not written[k + 1][:1].islower():
+    shouted = written[k].isupper() and written[k + 1].isupper()  # "NO HOT WATER in the whole house"
+    if not (written[k + 1][:1].islower() or shouted):
         return False
     if w >= 0 and tokens[w] == "with":
         return True
@@ -596,7 +597,8 @@ def _reports_absence(tokens: list[str], written: list[str], k: int, cues: _Cues)
                    for p in range(no + 1, min(no + 3, len(tokens))))
 
     # one symptom makes the whole list a report: "No fever, no vision problems, no nausea"
-    return any(symptom(no) for no in run if no + 1 < len(written) and written[no + 1][:1].islower())
+    return any(symptom(no) for no in run
+               if no + 1 < len(written) and (written[no + 1][:1].islower() or shouted))
 
 
 def _never_done(tokens: list[str], i: int, cues: _Cues, past: bool = False) -> bool:

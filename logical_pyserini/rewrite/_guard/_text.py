@@ -148,6 +148,7 @@ class _Cues:
     commands: frozenset[str] = frozenset()  # "find -name not matching": a command line, whose "-name" is an option
     perception: frozenset[str] = frozenset()  # "I've seen X": the verb of an experience cue ("seen", "read")
     observation: frozenset[str] = frozenset()  # "I don't see any bugs on them": what the asker observed
+    working: frozenset[str] = frozenset()  # "runs fine locally but not in docker": where the problem does not show
     novelty: frozenset[str] = frozenset()  # "somewhere new": something other than what the asker has done
     novelty_leads: frozenset[str] = frozenset()  # the words a request for something new follows ("somewhere", "want")
     experienced: frozenset[str] = frozenset()  # "we did Lisbon last year": what the asker has done, seen or owns
@@ -396,6 +397,7 @@ def _cues() -> _Cues:
         commands=words("command_words"),
         perception=words("perception_cue_verbs"),
         observation=words("observation_verbs"),
+        working=words("working_words"),
         novelty=words("novelty_words"),
         novelty_leads=words("novelty_leads"),
         experienced=words("experience_verbs"),
