@@ -63,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="veto an exclusion whose P(situation) exceeds P (default: the prompt's measured threshold)")
     ap.add_argument("--not-weight", type=float, default=GUARD_NOT_WEIGHT, metavar="W",
                     help="strength of the NOTs the guard adds to a question kept whole, written NOT^W (see README, "
-                    "'Soft exclusions'); 1 writes strict NOTs")
+                    f"'Soft exclusions'; default {GUARD_NOT_WEIGHT:g}); 1 writes strict NOTs")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each fallback and repair")
     return ap
