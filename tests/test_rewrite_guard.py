@@ -1474,3 +1474,13 @@ def test_guard_53_what_the_asker_has_done_before_asking_for_something_new(questi
 ])
 def test_guard_53_conditions_hedges_and_shouted_symptoms(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # what a provider offers, its subject capitalised only because it opens the sentence
+    ("Employer doesn't offer a 401k match. Which brokerages are reasonable?", ()),
+    ("Ryanair doesn't offer free bags, so other airlines please, flights to Rome", ()),  # not NOT "free bags"
+    ("My employer doesn't offer a 401k match. Which brokerages are reasonable?", ()),
+])
+def test_guard_53_a_sentence_opening_provider(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -803,6 +803,8 @@ def _others_event(tokens: list[str], written: list[str], sentence_start: int, i:
                                 or tokens[last - 1] in ("now", "still", "also", "even", "just")):
         last -= 1
     head = written[last - 1]
+    if last - 1 == sentence_start and head[:1].isupper() and head[1:].islower():
+        head = head.lower()  # capitalised only because it opens the sentence: "Employer doesn't offer a match"
     if not (head.isalpha() and head.islower() and len(head) > 3 and head not in cues.loose):
         return tokens[last - 1] in cues.third_persons | {"they"}
     # "many small restaurants don't accept cards", "The immigration office doesn't answer emails"
