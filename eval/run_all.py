@@ -12,6 +12,7 @@ hide the others; ``--skip`` leaves steps out):
   (tokens per pair) and Figure 2 (ΔP@1 per template);
 * ``guard``: ``eval/bench_rewrite_guard.py`` -- rewriting that does no harm (long questions, demo questions);
 * ``cues``: ``eval/bench_guard_cues.py`` -- the exclusions the guard keeps, against blind labelled phrasings;
+* ``soft-not``: ``eval/bench_soft_not.py`` -- the strength of the guard's NOTs (soft exclusions, ``NOT^w``);
 * ``leaf-oracle``: ``eval/bench_leaf_oracle.py`` -- the model-free default OrLog oracle vs the dense one.
 
 ``--quick`` passes ``--quick`` to every step (seconds to a few minutes in all).
@@ -50,6 +51,7 @@ DESCRIPTIONS = {
     "rewrite_guard_rules.md": "rewriting that does no harm: plain BM25 vs rules (unguarded / guarded) vs Boolean peer",
     "leaf_oracle.md": "default OrLog oracle without an LLM: leaf scores vs dense MiniLM on the demo",
     "guard_cues.md": "exclusion phrasings: what the guard keeps against labels written blind (no retrieval)",
+    "soft_not.md": "soft exclusions: the guard's NOTs at weights 1 to 0.2 on first runs, today's guard and the demo",
 }
 
 
@@ -68,6 +70,7 @@ def steps(args) -> dict[str, list[str]]:
         "orlog": ["eval/orlog_figure2.py", *quick, *res],
         "guard": ["eval/bench_rewrite_guard.py", *quick, *res],
         "cues": ["eval/bench_guard_cues.py", *quick, *res],
+        "soft-not": ["eval/bench_soft_not.py", *quick, *res],
         "leaf-oracle": ["eval/bench_leaf_oracle.py", *quick, *res],
     }
 

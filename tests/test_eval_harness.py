@@ -193,7 +193,8 @@ def test_latency_memory_and_index(quick_run):
         line = next(line for line in readme.splitlines() if f"[`{name}`]" in line)
         assert re.search(r"`python eval/\S+\.py[^`]*`|see `", line) and re.search(r"\d{4}-\d\d-\d\d", line), line
     steps = table(readme, "## Steps of the last run_all")
-    assert [(r[0], r[1]) for r in steps] == [("synthetic", "ok"), ("itlr", "ok"), ("latency", "ok"), ("cues", "ok")]
+    assert [(r[0], r[1]) for r in steps] == [("synthetic", "ok"), ("itlr", "ok"), ("latency", "ok"), ("cues", "ok"),
+                                             ("soft-not", "ok")]
 
 
 def test_pool_scores_equal_the_searchers_explain(quick_run):
