@@ -73,11 +73,20 @@ def _compare(base: dict[str, float], vals: dict[str, float]) -> tuple[float, int
     return float(np.mean(list(got.values()))), len(drops), float(sum(drops))
 
 
+def _label(weight: float) -> str:
+    return "strict (1)" if weight == 1.0 else f"{weight:g}"
+
+
+def _latest(results: dict, weights: list[float]) -> str:
+    """The last set's nDCG@10 (questions below BM25) at each weight, for the per-set table."""
+    return " / ".join(f"{results[w][-1][0]:.3f} ({results[w][-1][1]})" for w in weights)
+
+
 def _rows(results: dict, weights: list[float], label: str) -> list[list]:
     rows = []
     for w in weights:
         per_set = results[w]
-        rows.append([label, "strict (1)" if w == 1.0 else f"{w:g}", len(per_set),
+        rows.append([label, _label(w), len(per_set),
                      f"{np.mean([m for m, _, _ in per_set]):.4f}", sum(b for _, b, _ in per_set),
                      f"{sum(d for _, _, d in per_set):.2f}"])
     return rows
@@ -134,19 +143,18 @@ def main(argv: list[str] | None = None) -> int:
                 run = search(index, s / "topics.tsv", tmp / f"{s.name}.today{w}", rewrite="rules",
                              rewrite_not_weight=w)
                 today[w].append(_compare(base, _values(qrels, run)))
-            cells.append(" / ".join(f"{today[w][-1][0]:.3f} ({today[w][-1][1]})" for w in weights))
+            cells.append(_latest(today, weights))
             peer = search(index, s / "topics.tsv", tmp / f"{s.name}.peer", rewrite="rules", plain="boolean")
             boolean.append(_compare(base, _values(qrels, peer)))
             if s.name in first:
+                target = held if int(s.name[5:] or 1) >= HELD_OUT_FROM else design
                 for w in weights:
                     topics = tmp / f"{s.name}.first{w}.tsv"
                     topics.write_text("".join(f"{q}\t{soften(query, w)}\n" for q, query in first[s.name].items()),
                                       encoding="utf-8")
                     run = search(index, topics, tmp / f"{s.name}.first{w}")
-                    target = held if int(s.name[5:] or 1) >= HELD_OUT_FROM else design
                     target[w].append(_compare(base, _values(qrels, run)))
-                target = held if int(s.name[5:] or 1) >= HELD_OUT_FROM else design
-                cells.append(" / ".join(f"{target[w][-1][0]:.3f} ({target[w][-1][1]})" for w in weights))
+                cells.append(_latest(target, weights))
             else:
                 cells.append("—")
             per_set_lines.append(cells)
@@ -160,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             for w in weights:
                 mean, below, drop = _compare(base, _values(qrels, search(index, topics, tmp / f"demo{w}",
                                                                           rewrite="rules", rewrite_not_weight=w)))
-                demo_rows.append(["demo, rules + guard", "strict (1)" if w == 1.0 else f"{w:g}", 160, f"{mean:.4f}",
+                demo_rows.append(["demo, rules + guard", _label(w), 160, f"{mean:.4f}",
                                   below, f"{drop:.2f}"])
             mean, below, drop = _compare(base, _values(qrels, search(index, topics, tmp / "demo.peer",
                                                                       rewrite="rules", plain="boolean")))
