@@ -1484,3 +1484,18 @@ def test_guard_53_conditions_hedges_and_shouted_symptoms(question, kept):
 ])
 def test_guard_53_a_sentence_opening_provider(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # a "no" typed as a symbol, with or without a space, one item per symbol
+    ("kid friendly resturants near Times Square \U0001F6AB McDonald's \U0001F6AB Olive Garden",
+     ("McDonald's", "Olive Garden")),
+    ("best laptops for students \u274cApple \u274cDell", ("Apple", "Dell")),
+    ("\u26d4\ufe0f KFC, where to get a quick lunch in Leeds", ("KFC",)),
+    ("best laptops for students \u2705 Lenovo", ()),  # a tick is no exclusion
+    # the verb of taste after "want to" leaves with the cue: the thing is what is excluded
+    ("movie night ideas for teens, I don't want to see any Marvel films", ("Marvel films",)),
+    ("I don't want to read any Stephen King, suggest horror novels", ("Stephen King",)),
+])
+def test_guard_54_symbol_cues_and_infinitive_tastes(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

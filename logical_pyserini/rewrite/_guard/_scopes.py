@@ -294,6 +294,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
                                                or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
                            and i + n < end - 1 and tokens[i + n] not in cues.loose)
+                # "I don't want to see any Marvel films": the infinitive's verb of taste leaves with the cue too
+                if not verb and i + n + 2 < end and tokens[i + n] == "to" and tokens[i + n + 1] in cues.preference_verbs:
+                    verb = 2
                 # "no interest in romance", "no patience for long intros": the taste leaves with the cue
                 if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
                         and tokens[i + n + 1] in cues.prepositions:

@@ -209,8 +209,13 @@ def _bare_contractions() -> re.Pattern:
 @lru_cache(maxsize=1)
 def _abbreviations() -> tuple[re.Pattern, dict[str, str]]:
     spelled = {k.lower(): v for k, v in _guard_data().get("abbreviations", {}).items()}
-    alternatives = "|".join(map(re.escape, sorted(spelled, key=len, reverse=True))) or "(?!)"
-    return re.compile(r"(?<![\w/])(?:%s)(?![\w/])" % alternatives, re.IGNORECASE), spelled
+    def alternatives(keys: list[str]) -> str:
+        return "|".join(map(re.escape, sorted(keys, key=len, reverse=True))) or "(?!)"
+    # a word ("excl") is spelled out only on its own; a symbol (a cross mark typed against "Apple") anywhere
+    words = [k for k in spelled if re.search(r"\w", k)]
+    symbols = [k for k in spelled if not re.search(r"\w", k)]
+    return re.compile(r"(?<![\w/])(?:%s)(?![\w/])|%s" % (alternatives(words), alternatives(symbols)),
+                      re.IGNORECASE), spelled
 
 
 def _plain(text: str) -> str:
