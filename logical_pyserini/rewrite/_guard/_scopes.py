@@ -9,11 +9,12 @@ from functools import lru_cache
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _sentence_end, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
-                          _contrast, _details_nothing, _elided_object, _harms_asker, _keyword_query, _match_intensified,
-                          _match_trailing, _negated_action, _negated_relative, _negated_state, _object_end,
-                          _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise, _reported,
-                          _reports_absence, _restates, _rule_asked_about, _silenced, _situation_asked, _states_fact,
-                          _time_phrase, _tried_object, _unread_tokens, _wished_state)
+                          _contrast, _described, _details_nothing, _elided_object, _harms_asker, _keyword_query,
+                          _match_intensified, _match_trailing, _negated_action, _negated_relative, _negated_state,
+                          _object_end, _opens_clause, _others_event, _own_thing, _possession_goes_on, _premise,
+                          _reported, _reports_absence, _restates, _rule_asked_about, _silenced, _situation_asked,
+                          _states_fact, _time_phrase, _tried_object, _unread_tokens, _wished_away_action,
+                          _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -244,10 +245,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 continue
             scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
         else:
-            # The word limit holds per excluded item: "excluding A as well as B" keeps B whole.
+            # The word limit holds per excluded item: "excluding A as well as B" keeps B whole; a wish after a comma
+            # ends the list ("so over Joe Rogan and Call Her Daddy, want something smart, history or science").
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words \
-                    and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) and (
+                    and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) \
+                    and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
@@ -297,6 +300,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # "I don't want to see any Marvel films": the infinitive's verb of taste leaves with the cue too
                 if not verb and i + n + 2 < end and tokens[i + n] == "to" and tokens[i + n + 1] in cues.preference_verbs:
                     verb = 2
+                # "I don't want to deal with eBay bidding": a verb of choice leaves too, with its preposition
+                elif not verb and i + n + 2 < end and tokens[i + n] == "to" and tokens[i + n + 1] in cues.choice_verbs:
+                    verb = 2 + int(i + n + 3 < end and tokens[i + n + 2] in cues.prepositions)
                 # "no interest in romance", "no patience for long intros": the taste leaves with the cue
                 if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
                         and tokens[i + n + 1] in cues.prepositions:
@@ -552,6 +558,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
         or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
             and _negated_state(tokens, written, i, n, end, cues))
+        or (kind == "weak" and _described(tokens, written, i, n, end, cues))
+        or _wished_away_action(tokens, written, i, n, end, cues)
         # "knee pain walking down stairs but not up": a direction, no thing
         or (end > i + n and all(t in cues.particles or t in cues.prepositions
                                 for t in tokens[i + n : end]))

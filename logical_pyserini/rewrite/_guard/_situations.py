@@ -958,3 +958,52 @@ def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cue
         if not tokens[j][0].isalnum() or tokens[j] in cues.boundary:
             return False
     return False
+
+
+_BE = frozenset({"is", "are", "was", "were", "am"})
+_NEGATED_BE = frozenset({"isn't", "aren't", "wasn't", "weren't"})
+
+
+def _described(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the weak cue at ``i`` negates a copula whose subject is someone or something of the asker's story,
+    so its scope says how that subject is: "She isn't aggressive with people", "the income is not regular every
+    month", "It's not sharp", "I'm not entitled to holiday pay", "the garage, which isn't heated".  Not a relative
+    clause ("apps that aren't Notion", "somewhere that's not Bali": a property asked for), not a taste ("we're not
+    into sports", "not a big fan of ..."), and not a scope that names something capitalised ("I'm not using
+    LegalZoom")."""
+    if n != 1:
+        return False
+    if tokens[i] == "not" and i > 0 and tokens[i - 1] in _BE:
+        subject = i - 2
+    elif tokens[i] == "not" and i > 0 and tokens[i - 1].endswith(cues.be_contractions):
+        subject = i - 1  # "it's not", "we're not": the contraction holds the subject
+    elif tokens[i] in _NEGATED_BE:
+        subject = i - 1
+    else:
+        return False
+    if subject < 0 or not tokens[subject][0].isalnum() or tokens[subject] in cues.description_stops:
+        return False
+    if tokens[subject] in cues.relative:  # ", which isn't heated" describes the thing before the comma
+        return tokens[subject] == "which" and subject > 0 and tokens[subject - 1] == ","
+    clause = tokens[_clause_start(tokens, 0, subject, cues) : subject]
+    if cues.relative & set(clause) or "where" in clause:
+        return False
+    v = i + 1
+    while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers or tokens[v] in ("a", "an")):
+        v += 1
+    if v >= end or tokens[v] in cues.taste_leads or tokens[v] in cues.taste_nouns:
+        return False
+    return not any(w[:1].isupper() for w in written[i + n : end])
+
+
+def _wished_away_action(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when "don't want" at ``i`` is followed by "to" and a verb that chooses nothing: "I don't want to make a
+    mistake", "really don't want to rip back 40 rows", "don't want to spend hours editing": what the asker wants
+    to spare themselves, not a thing the answers leave out.  A verb of taste or choice ("don't want to see any
+    Marvel films", "to deal with eBay bidding") and a capitalised object still exclude."""
+    if _match(tokens, i, cues.wish_negations) != n or i + n + 1 >= end or tokens[i + n] != "to":
+        return False
+    verb = tokens[i + n + 1]
+    if verb in cues.preference_verbs or verb in cues.choice_verbs:
+        return False
+    return not any(w[:1].isupper() for w in written[i + n + 2 : end])

@@ -188,6 +188,10 @@ class _Cues:
     ceased: frozenset[str] = frozenset()  # "doesn't want to go to school anymore": a wish that stopped
     onset_verbs: frozenset[str] = frozenset()  # "the machine keeps skipping stitches": a symptom going on
     else_words: frozenset[str] = frozenset()  # "somewhere else warm": an anaphoric cue's last word before what is asked
+    choice_verbs: frozenset[str] = frozenset()  # "don't want to deal with eBay": a verb whose object is a thing chosen
+    be_contractions: tuple[str, ...] = ()  # "it's", "we're", "I'm": a subject holding its copula
+    description_stops: frozenset[str] = frozenset()  # "something that's not", "somewhere not": no subject described
+    taste_leads: frozenset[str] = frozenset()  # "we're not into sports": a taste after a negated copula
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -423,6 +427,10 @@ def _cues() -> _Cues:
         reason_words=words("reason_words"),
         else_words=words("else_words"),
         onset_verbs=words("onset_verbs"),
+        choice_verbs=words("choice_verbs"),
+        be_contractions=tuple(data.get("be_contractions", ())),
+        description_stops=words("description_subject_stops"),
+        taste_leads=words("taste_leads"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
