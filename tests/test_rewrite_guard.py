@@ -1511,6 +1511,7 @@ def test_guard_54_symbol_cues_and_infinitive_tastes(question, kept):
     ("Pain on the inside of my shin. It's not sharp and there's no swelling. Shin splints?", ()),
     ("Employer says I'm not entitled to holiday pay because I'm on a zero hours contract", ()),
     ("we keep bikes in the garage, which isn't heated, how to stop rust", ()),
+    ("why doesn't my sourdough rise? starter isnt bubbly and the dough never doubles", ()),  # "-ly", no adverb
     # a relative clause or a coordinated request asks for a property; a taste and a name still exclude
     ("vegan protein sources that aren't soy", ("soy",)),
     ("films about canis set in forests but aren't based on fairy tails", ("based fairy tails",)),

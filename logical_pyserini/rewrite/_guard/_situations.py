@@ -989,8 +989,8 @@ def _described(tokens: list[str], written: list[str], i: int, n: int, end: int, 
     if cues.relative & set(clause) or "where" in clause:
         return False
     v = i + 1
-    while v < end and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers or tokens[v] in ("a", "an")):
-        v += 1
+    while v < end - 1 and (_adverb(tokens[v], cues) or tokens[v] in cues.intensifiers or tokens[v] in ("a", "an")):
+        v += 1  # the last word stays, adverb-like or not ("starter isn't bubbly")
     if v >= end or tokens[v] in cues.taste_leads or tokens[v] in cues.taste_nouns:
         return False
     return not any(w[:1].isupper() for w in written[i + n : end])
