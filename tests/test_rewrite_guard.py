@@ -1544,3 +1544,17 @@ def test_guard_55_wished_away_actions(question, kept):
 ])
 def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # a bare "not" + an -ing verb after a negation already told: one more item of a list of symptoms or habits
+    ("laptop doesnt turn on, no lights, not charging even with a different charger", ()),
+    ("can't sleep after night shifts, not drinking coffee, no screens before bed, still wide awake at 10am",
+     ("screens before bed",)),
+    # alone, with a verb of content or with a name, it still excludes
+    ("weekend ideas for two, not hiking", ("hiking",)),
+    ("can't have dairy, not using eggs either, cake recipes", ("eggs",)),
+    ("Still no reply from the landlord. Not going through LegalZoom again, who drafts leases?", ("going through LegalZoom",)),
+])
+def test_guard_55_a_list_of_states(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

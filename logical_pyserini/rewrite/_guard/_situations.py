@@ -1007,3 +1007,19 @@ def _wished_away_action(tokens: list[str], written: list[str], i: int, n: int, e
     if verb in cues.preference_verbs or verb in cues.choice_verbs:
         return False
     return not any(w[:1].isupper() for w in written[i + n + 2 : end])
+
+
+def _listed_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when a bare "not" opening a clause before an -ing verb follows a negation the request already told: one
+    more item of a list of what is and is not going on ("laptop doesnt turn on, no lights, not charging", "why
+    won't my succulent grow? not overwatering", "can't sleep after night shifts, not drinking coffee").  Alone
+    ("weekend ideas for two, not hiking") it still excludes, and so do a verb of content ("not using eggs") and a
+    capitalised object."""
+    if n != 1 or tokens[i] != "not" or i == 0 or tokens[i - 1] not in _COMMA_LIKE | _SENTENCE_END \
+            or i + 1 >= end:
+        return False
+    verb = tokens[i + 1]
+    if not _gerund(verb, cues) or {verb[:-3], verb[:-3] + "e"} & cues.content_verbs \
+            or any(w[:1].isupper() for w in written[i + 1 : end]):
+        return False
+    return any(t in ("no", "not", "never", "without") or t.endswith("n't") for t in tokens[max(0, i - 25) : i - 1])
