@@ -1538,6 +1538,8 @@ def test_guard_55_wished_away_actions(question, kept):
 
 @pytest.mark.parametrize("question, kept", [
     ("learning guitar as an adult, any good song books... I'm so over Wonderwall", ("Wonderwall",)),
+    # "also" inside a trailing cue, like "so" or "really"
+    ("Dairy free birthday cake recipe, coconut is also a no because of my daughter's allergy", ("coconut",)),
     # a wish after a comma ends the list of excluded names
     ("podcast recommendations. I'm so over Joe Rogan and Call Her Daddy, want something smart, history or science",
      ("Joe Rogan", "Call Daddy")),
