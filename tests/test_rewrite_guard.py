@@ -1538,6 +1538,11 @@ def test_guard_55_wished_away_actions(question, kept):
 
 @pytest.mark.parametrize("question, kept", [
     ("learning guitar as an adult, any good song books... I'm so over Wonderwall", ("Wonderwall",)),
+    # names listed with commas before a trailing cue, each one excluded; a name inside a phrase is no item
+    ("Cheap weekend city breaks in Europe, but Paris, Rome and Barcelona are too crowded for us",
+     ("Paris", "Rome", "Barcelona")),
+    ("Cheap weekend city breaks in Europe, Paris, Rome and Barcelona are out", ("Paris", "Rome", "Barcelona")),
+    ("city breaks. New York, Boston and Chicago are out", ("New York", "Boston", "Chicago")),
     # "also" inside a trailing cue, like "so" or "really"
     ("Dairy free birthday cake recipe, coconut is also a no because of my daughter's allergy", ("coconut",)),
     # a wish after a comma ends the list of excluded names

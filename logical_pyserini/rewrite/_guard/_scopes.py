@@ -218,6 +218,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
                     and (_inside(tokens[start - 1], cues)
                          or _and_between_names(written, start, start - 1, cues, back=True)
+                         or _comma_names_back(written, sentence_start, start - 1, i, cues)
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
             stop = i
@@ -418,6 +419,23 @@ def _comma_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
             last = run(k + 1)
             return last > 0 and (last == len(tokens) or not _inside(tokens[last], cues))  # "... and milk please"
         return False
+
+
+def _comma_names_back(written: list[str], sentence_start: int, at: int, cue: int, cues: _Cues) -> bool:
+    """A comma at ``at`` in a list of names closed by "and" / "or" before a trailing cue at ``cue``: "but Paris, Rome
+    and Barcelona are too crowded" lists three.  The name before the comma must open its item (after punctuation, a
+    clause word or the sentence start, or inside a longer name): "city breaks in Europe, Paris and Rome are out"
+    does not take "Europe"."""
+    if written[at] != "," or at - 1 < sentence_start or not written[at - 1][:1].isupper():
+        return False
+    k = at - 1
+    while k > sentence_start and written[k - 1][:1].isupper():
+        k -= 1  # "New York, Boston and Chicago"
+    if k > sentence_start and written[k - 1][0].isalnum() and written[k - 1].lower() not in cues.clause_words:
+        return False
+    rest = [w for w in written[at + 1 : cue] if w != ","]
+    joins = [w for w in rest if w.lower() in ("and", "or")]
+    return bool(joins) and all(w[:1].isupper() or w in joins for w in rest)
 
 
 def _and_in_list_back(tokens: list[str], sentence_start: int, at: int, cue: int, cues: _Cues) -> bool:
