@@ -1565,3 +1565,18 @@ def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
 ])
 def test_guard_55_a_list_of_states(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # how something smells or sounds, how it went, what an amount leaves out, a noun "count" before a preposition
+    ("My starter has no bubbles. There's no mould and it doesn't smell bad, just sour. Is it dead?", ()),
+    ("She used to nap two hours after lunch without any fuss, and now she screams. Sleep regression?", ()),
+    ("The venue we loved is 6,500 without food. How do people cut wedding costs?", ()),
+    ("is there a way to fix the stitch count without ripping out or do i have to frog it", ()),
+    # still exclusions
+    ("pasta recipes for kids without mushrooms", ("mushrooms",)),
+    ("laptops under 1000 without Windows", ("Windows",)),
+    ("please leave pesticides out of it, organic aphid control", ("pesticides",)),
+])
+def test_guard_55_smells_manners_amounts_and_counts(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

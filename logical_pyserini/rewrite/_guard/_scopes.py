@@ -13,7 +13,7 @@ from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fa
                           _listed_state, _match_intensified, _match_trailing, _negated_action, _negated_relative,
                           _negated_state, _object_end, _opens_clause, _others_event, _own_thing, _possession_goes_on,
                           _premise, _reported, _reports_absence, _restates, _rule_asked_about, _silenced,
-                          _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens,
+                          _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens, _went_without,
                           _wished_away_action, _wished_state)
 
 
@@ -128,7 +128,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
         # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
-        if not n and tokens[i] in cues.split:  # "leave pesticides out of it": the scope lies inside the cue
+        if not n and tokens[i] in cues.split and i + 1 < len(tokens) and tokens[i + 1] not in cues.prepositions:
+            # "leave pesticides out of it": the scope lies inside the cue ("the stitch count without ripping out" is
+            # no "count X out")
             closes = cues.split[tokens[i]]
             # "leave Leonardo da Vinci and Michelangelo aside", "watched AOT, Death Note, Demon Slayer already"
             close = next((j for j in range(i + 2, min(len(tokens), i + 2 + 2 * cues.max_scope_words))
@@ -579,6 +581,7 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         or (kind == "weak" and (_described(tokens, written, i, n, end, cues)
                                 or _listed_state(tokens, written, i, n, end, cues)))
         or _wished_away_action(tokens, written, i, n, end, cues)
+        or _went_without(tokens, i, n, end, cues)
         # "knee pain walking down stairs but not up": a direction, no thing
         or (end > i + n and all(t in cues.particles or t in cues.prepositions
                                 for t in tokens[i + n : end]))

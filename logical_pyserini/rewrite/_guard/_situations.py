@@ -1023,3 +1023,10 @@ def _listed_state(tokens: list[str], written: list[str], i: int, n: int, end: in
             or any(w[:1].isupper() for w in written[i + 1 : end]):
         return False
     return any(t in ("no", "not", "never", "without") or t.endswith("n't") for t in tokens[max(0, i - 25) : i - 1])
+
+
+def _went_without(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when "without" at ``i`` is followed by one of ``manner_nouns`` alone: how something went ("She used to
+    nap two hours after lunch without any fuss", "tried three fixes without success"), no thing to leave out."""
+    named = [t for t in tokens[i + n : end] if t not in ("any", "a", "an", "much", "the")]
+    return tokens[i] == "without" and len(named) == 1 and named[0] in cues.manner_nouns

@@ -192,6 +192,7 @@ class _Cues:
     be_contractions: tuple[str, ...] = ()  # "it's", "we're", "I'm": a subject holding its copula
     description_stops: frozenset[str] = frozenset()  # "something that's not", "somewhere not": no subject described
     taste_leads: frozenset[str] = frozenset()  # "we're not into sports": a taste after a negated copula
+    manner_nouns: frozenset[str] = frozenset()  # "napped after lunch without any fuss": how it went, no thing
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -431,6 +432,7 @@ def _cues() -> _Cues:
         be_contractions=tuple(data.get("be_contractions", ())),
         description_stops=words("description_subject_stops"),
         taste_leads=words("taste_leads"),
+        manner_nouns=words("manner_nouns"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
