@@ -1561,7 +1561,8 @@ def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
     # alone, with a verb of content or with a name, it still excludes
     ("weekend ideas for two, not hiking", ("hiking",)),
     ("can't have dairy, not using eggs either, cake recipes", ("eggs",)),
-    ("Still no reply from the landlord. Not going through LegalZoom again, who drafts leases?", ("going through LegalZoom",)),
+    ("Still no reply from the landlord. Not going through LegalZoom again, who drafts leases?",
+     ("going through LegalZoom",)),
 ])
 def test_guard_55_a_list_of_states(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

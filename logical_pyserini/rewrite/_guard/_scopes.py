@@ -301,10 +301,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                                                or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
                            and i + n < end - 1 and tokens[i + n] not in cues.loose)
                 # "I don't want to see any Marvel films": the infinitive's verb of taste leaves with the cue too
-                if not verb and i + n + 2 < end and tokens[i + n] == "to" and tokens[i + n + 1] in cues.preference_verbs:
+                infinitive = i + n + 2 < end and tokens[i + n] == "to"
+                if not verb and infinitive and tokens[i + n + 1] in cues.preference_verbs:
                     verb = 2
                 # "I don't want to deal with eBay bidding": a verb of choice leaves too, with its preposition
-                elif not verb and i + n + 2 < end and tokens[i + n] == "to" and tokens[i + n + 1] in cues.choice_verbs:
+                elif not verb and infinitive and tokens[i + n + 1] in cues.choice_verbs:
                     verb = 2 + int(i + n + 3 < end and tokens[i + n + 2] in cues.prepositions)
                 # "no interest in romance", "no patience for long intros": the taste leaves with the cue
                 if not verb and i + n + 2 < end and tokens[i + n] in cues.preference_nouns \
