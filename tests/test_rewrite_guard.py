@@ -1581,3 +1581,20 @@ def test_guard_55_a_list_of_states(question, kept):
 ])
 def test_guard_55_smells_manners_amounts_and_counts(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-56: what someone knows, the people of a story, a symptom list, names owned already
+    ("Not allowed to have pets in my rental, landlord doesn't know about my cat, what happens if they find out", ()),
+    ("most newcomers aren't hobby gamers and don't know anything beyond Monopoly - there's no budget", ()),
+    ("Neither me nor her dad swam competitively so we have no idea how any of this works.", ()),
+    ("There are no bugs that I can see, no white fluff, no sticky residue. Leaves go brown. Root rot?", ()),
+    ("board games for 2 players couples night - we own Patchwork, Jaipur and 7 Wonders Duel already",
+     ("Patchwork", "Jaipur", "7 Wonders Duel")),
+    # still exclusions
+    ("I want neither Hilton nor Marriott, boutique hotels in Lisbon", ("Hilton", "Marriott")),
+    ("hi i am looking for job in berlin in IT, but please not from recruitment agency, only direct employer",
+     ("recruitment agency",)),
+])
+def test_guard_56_knowledge_people_symptoms_and_owned_names(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -540,9 +540,13 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
         # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
         or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
-        # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion
+        # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion; "landlord doesn't know
+        # about my cat", "newcomers don't know anything beyond Monopoly": what someone knows
         or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
-            and tokens[i + n + 1] in cues.question_words)
+            and (tokens[i + n + 1] in cues.question_words or tokens[i + n + 1] in ("about", "anything")))
+        # "Neither me nor her dad swam competitively": the people of the story, not a thing
+        or (tokens[i] == "nor" and any(tokens[j] == "neither" and j + 1 < i and tokens[j + 1] in cues.personal
+                                       for j in range(sentence_start, i)))
         or _rule_asked_about(tokens, i, n, end, cues)
         # "Can't afford therapy right now, are there free ... resources?": a cheaper way to the same
         # thing is asked for ("can't afford Disney, cheaper parks?" still excludes the name)
