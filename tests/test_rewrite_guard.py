@@ -1598,3 +1598,17 @@ def test_guard_55_smells_manners_amounts_and_counts(question, kept):
 ])
 def test_guard_56_knowledge_people_symptoms_and_owned_names(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # what a place or thing does not receive, and a feeling
+    ("The new place doesn't get direct sun, the big window faces north. Why is my fiddle leaf fig dropping leaves?",
+     ()),
+    ("I have a small north-facing patio that gets no direct sun after ten. What vegetables can I grow?", ()),
+    ("Her pediatrician said not to worry yet but I can't stop reading about speech delay. When to get a referral?",
+     ()),
+    # a "no" that follows no verb of receiving still excludes
+    ("houseplants for a room that gets little light, no cacti please", ("cacti",)),
+])
+def test_guard_56_what_is_received_and_felt(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

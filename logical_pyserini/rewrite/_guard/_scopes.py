@@ -9,12 +9,12 @@ from functools import lru_cache
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _sentence_end, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
-                          _contrast, _described, _details_nothing, _elided_object, _harms_asker, _keyword_query,
-                          _listed_state, _match_intensified, _match_trailing, _negated_action, _negated_relative,
-                          _negated_state, _object_end, _opens_clause, _others_event, _own_thing, _possession_goes_on,
-                          _premise, _reported, _reports_absence, _restates, _rule_asked_about, _silenced,
-                          _situation_asked, _states_fact, _time_phrase, _tried_object, _unread_tokens, _went_without,
-                          _wished_away_action, _wished_state)
+                          _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _harms_asker,
+                          _keyword_query, _listed_state, _match_intensified, _match_trailing, _negated_action,
+                          _negated_relative, _negated_state, _object_end, _opens_clause, _others_event, _own_thing,
+                          _possession_goes_on, _premise, _receives_nothing, _reported, _reports_absence, _restates,
+                          _rule_asked_about, _silenced, _situation_asked, _states_fact, _time_phrase, _tried_object,
+                          _unread_tokens, _went_without, _wished_away_action, _wished_state)
 
 
 @lru_cache(maxsize=512)  # the guard reads one question several times (scopes, clauses, the decision)
@@ -587,6 +587,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
                                 or _listed_state(tokens, written, i, n, end, cues)))
         or _wished_away_action(tokens, written, i, n, end, cues)
         or _went_without(tokens, i, n, end, cues)
+        or _receives_nothing(tokens, i, n, cues)
+        or _feels_nothing(tokens, i, n, end, cues)
         # "knee pain walking down stairs but not up": a direction, no thing
         or (end > i + n and all(t in cues.particles or t in cues.prepositions
                                 for t in tokens[i + n : end]))

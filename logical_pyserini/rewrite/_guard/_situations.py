@@ -1030,3 +1030,24 @@ def _went_without(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> b
     nap two hours after lunch without any fuss", "tried three fixes without success"), no thing to leave out."""
     named = [t for t in tokens[i + n : end] if t not in ("any", "a", "an", "much", "the")]
     return tokens[i] == "without" and len(named) == 1 and named[0] in cues.manner_nouns
+
+
+def _receives_nothing(tokens: list[str], i: int, n: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` says what a place or thing does not receive: "the new place doesn't get direct
+    sun", "a patio that gets no direct sun", "the phone doesn't get signal upstairs"; not said of the asker ("we
+    don't get ...")."""
+    if tokens[i] == "no" and n == 1 and i > 0 and tokens[i - 1] in cues.receiving:
+        subject = i - 2
+    elif _match(tokens, i, cues.auxiliaries) == n and i + n < len(tokens) and tokens[i + n] in cues.receiving:
+        subject = i - 1
+    else:
+        return False
+    return subject >= 0 and tokens[subject][0].isalnum() and tokens[subject] not in cues.personal
+
+
+def _feels_nothing(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the scope after the negation at ``i`` is a feeling ("Her pediatrician said not to worry yet", "try
+    not to panic"), maybe with a time word: no thing to leave out."""
+    named = [t for t in tokens[i + n : end] if t != "to" and t not in cues.time_words and t not in ("yet", "too")]
+    return bool(named) and all(t in cues.emotion_verbs or t in cues.particles for t in named) \
+        and named[0] in cues.emotion_verbs

@@ -193,6 +193,8 @@ class _Cues:
     description_stops: frozenset[str] = frozenset()  # "something that's not", "somewhere not": no subject described
     taste_leads: frozenset[str] = frozenset()  # "we're not into sports": a taste after a negated copula
     manner_nouns: frozenset[str] = frozenset()  # "napped after lunch without any fuss": how it went, no thing
+    receiving: frozenset[str] = frozenset()  # "the patio gets no direct sun": what a place or thing receives
+    emotion_verbs: frozenset[str] = frozenset()  # "the pediatrician said not to worry": a feeling, no thing
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -433,6 +435,8 @@ def _cues() -> _Cues:
         description_stops=words("description_subject_stops"),
         taste_leads=words("taste_leads"),
         manner_nouns=words("manner_nouns"),
+        receiving=words("receiving_verbs"),
+        emotion_verbs=words("emotion_verbs"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
