@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _adverb, _clause_start, _gerund, _inside, _match, _plural,
-                    _quoted_tokens, _sentence_end)
+from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _adverb, _clause_start, _gerund, _inside, _match,
+                    _names_a_thing, _plural, _quoted_tokens, _sentence_end)
 
 _ANY = ("anything", "anyone", "anybody", "anywhere")  # "anything that isn't X"
 
@@ -174,7 +174,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     are not bestsellers" and "novels, but not computing" still exclude)."""
     if _progressive_state(tokens, written, i, n, end, cues):
         return True
-    if any(w[:1].isupper() for w in written[i + n : end]):
+    if _names_a_thing(written, i + n, end):
         return False  # a name is a thing: "trees that can't be found in Canada", "... doesn't bring Louis Armstrong in"
     def how(t: str) -> bool:  # a particle or an -ly adverb: how the verb goes, no thing
         return t in cues.particles or _adverb(t, cues)
@@ -960,8 +960,7 @@ def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cue
     return False
 
 
-_BE = frozenset({"is", "are", "was", "were", "am"})
-_NEGATED_BE = frozenset({"isn't", "aren't", "wasn't", "weren't"})
+_BE = frozenset({"is", "are", "was", "were", "am"})  # "be" alone: ``copulas`` also holds "has", "gets"
 
 
 def _described(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
@@ -977,7 +976,7 @@ def _described(tokens: list[str], written: list[str], i: int, n: int, end: int, 
         subject = i - 2
     elif tokens[i] == "not" and i > 0 and tokens[i - 1].endswith(cues.be_contractions):
         subject = i - 1  # "it's not", "we're not": the contraction holds the subject
-    elif tokens[i] in _NEGATED_BE:
+    elif tokens[i] in cues.copulas and tokens[i].endswith("n't"):  # "isn't", as in :func:`_negated_state`
         subject = i - 1
     else:
         return False
@@ -993,7 +992,7 @@ def _described(tokens: list[str], written: list[str], i: int, n: int, end: int, 
         v += 1  # the last word stays, adverb-like or not ("starter isn't bubbly")
     if v >= end or tokens[v] in cues.taste_leads or tokens[v] in cues.taste_nouns:
         return False
-    return not any(w[:1].isupper() for w in written[i + n : end])
+    return not _names_a_thing(written, i + n, end)
 
 
 def _wished_away_action(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
@@ -1006,7 +1005,7 @@ def _wished_away_action(tokens: list[str], written: list[str], i: int, n: int, e
     verb = tokens[i + n + 1]
     if verb in cues.preference_verbs or verb in cues.choice_verbs:
         return False
-    return not any(w[:1].isupper() for w in written[i + n + 2 : end])
+    return not _names_a_thing(written, i + n + 2, end)
 
 
 def _listed_state(tokens: list[str], written: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
@@ -1020,7 +1019,7 @@ def _listed_state(tokens: list[str], written: list[str], i: int, n: int, end: in
         return False
     verb = tokens[i + 1]
     if not _gerund(verb, cues) or {verb[:-3], verb[:-3] + "e"} & cues.content_verbs \
-            or any(w[:1].isupper() for w in written[i + 1 : end]):
+            or _names_a_thing(written, i + 1, end):
         return False
     return any(t in ("no", "not", "never", "without") or t.endswith("n't") for t in tokens[max(0, i - 25) : i - 1])
 

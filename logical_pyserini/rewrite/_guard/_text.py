@@ -522,5 +522,11 @@ def _clause_start(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
     return start
 
 
+def _names_a_thing(written: list[str], start: int, end: int) -> bool:
+    """True when a word of ``written[start:end]`` is capitalised: a name is a thing to leave out, whatever the
+    shape around it says ("trees that can't be found in Canada", "I'm not using LegalZoom")."""
+    return any(w[:1].isupper() for w in written[start:end])
+
+
 def _inside(token: str, cues: _Cues) -> bool:
     return token[0].isalnum() and token not in cues.boundary
