@@ -300,6 +300,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 verb = int(kind == "weak" and (_match(tokens, i, cues.auxiliaries) == n
                                                or (i + n < len(tokens) and tokens[i + n] in cues.preference_verbs))
                            and i + n < end - 1 and tokens[i + n] not in cues.loose)
+                # "I'd rather not go Sony again", "rather not read about lions": a bare infinitive follows, and it
+                # takes its preposition or "back" along
+                if not verb and tokens[i + n - 2 : i + n] == ["rather", "not"] and i + n < end - 1:
+                    verb = 1 + int(i + n + 2 < end and (tokens[i + n + 1] == "back"
+                                                        or tokens[i + n + 1] in cues.prepositions))
                 # "I don't want to see any Marvel films": the infinitive's verb of taste leaves with the cue too
                 infinitive = i + n + 2 < end and tokens[i + n] == "to"
                 if not verb and infinitive and tokens[i + n + 1] in cues.preference_verbs:
@@ -475,8 +480,15 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     the cue and filler points to the last names of the three sentences before it.
     """
     end = i + n
-    while end < len(tokens) and tokens[end] in cues.loose:
+    # "so steering clear of that brand": a class noun after a demonstrative points back as "that" does
+    while end < len(tokens) and (tokens[end] in cues.loose or (
+            tokens[end] in cues.class_anaphors and tokens[end - 1] in cues.demonstratives)):
         end += 1
+    # "I'm sick of hearing about it every Sunday dinner": a closing "every" + time word says when, not what
+    if end + 1 < len(tokens) and tokens[end] == "every" and tokens[end + 1] in cues.time_words:
+        end += 2
+        while end < len(tokens) and end < i + n + 8 and tokens[end][:1].isalnum() and tokens[end] not in cues.boundary:
+            end += 1
     # up to the sentence's end or its clause's: "... Thailand twice so please leave it out, we want somewhere new"
     if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE:
         return None

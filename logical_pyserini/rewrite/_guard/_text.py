@@ -169,6 +169,7 @@ class _Cues:
     reason_words: frozenset[str] = frozenset()  # "it's not the wifi, because ...": a cause ruled out
     rejections: tuple[tuple[str, ...], ...] = ()  # "UPPAbaby? no thanks": a name turned down
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
+    class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
     continuing_negations: frozenset[str] = frozenset()  # "nor": a negation going on with the one before it
     light_verbs: frozenset[str] = frozenset()  # "dont want to go": a verb alone that names no thing
     damage_verbs: frozenset[str] = frozenset()  # "don't want to break the counter": a harm feared, not an exclusion
@@ -455,6 +456,7 @@ def _cues() -> _Cues:
         damage_verbs=words("damage_verbs"),
         continuing_negations=words("continuing_negations"),
         place_anaphors=words("place_anaphors"),
+        class_anaphors=words("class_anaphors"),
         rejections=seqs("rejections"),
     )
 
