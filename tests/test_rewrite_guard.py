@@ -1547,7 +1547,7 @@ def test_guard_55_wished_away_actions(question, kept):
     ("Dairy free birthday cake recipe, coconut is also a no because of my daughter's allergy", ("coconut",)),
     # a wish after a comma ends the list of excluded names
     ("podcast recommendations. I'm so over Joe Rogan and Call Her Daddy, want something smart, history or science",
-     ("Joe Rogan", "Call Daddy")),
+     ("Joe Rogan", "Call Her Daddy")),
 ])
 def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
@@ -1631,4 +1631,49 @@ def test_guard_56_what_is_received_and_felt(question, kept):
     ("My vet suggested fluoxetine but honestly I'd rather not medicate him unless it's the last resort", ()),
 ])
 def test_guard_57_rather_not_and_pointing_class_nouns(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-58: situations that exclude nothing
+    ("Budget SUV under 20k. It doesn't need 3rd row seats and I don't need AWD.", ()),  # a requirement relaxed
+    ("Trip with my mum (bad hip, no wheelchair needed though). She doesn't walk super far anymore.", ()),
+    ("the HR person never replies to emails. What are my rights on rota changes?", ()),
+    ("My contract doesn't say anything specific about rota changes. Can they do this?", ()),
+    ("We tried a night light and a sticker chart, neither worked past the first week.", ()),
+    ("Legacy Flask app, no tests to speak of. The CI runners are slow, so whatever I pick can't take forever.", ()),
+    ("I started running after not exercising for a decade. It doesn't hurt walking or on stairs, which is weird.",
+     ()),
+    ("The vet checked him last month, no UTI, no crystals, bloodwork was fine.", ()),
+    ("I followed the recipe exactly and it still didn't work, no ear, no oven spring, nothing.", ()),
+    ("phone won't charge, not the cable, tried 3 different ones and still nothing", ()),
+    ("He understands everything but doesn't say many words. Is that normal at 2?", ()),
+    # still exclusions
+    ("Canadian citizenship test tips? Don't need the oath ceremony, I've read plenty on that already.",
+     ("oath ceremony",)),
+    ("Dinner ideas for tonight, no onions, no garlic.", ("onions", "garlic")),
+    ("my son won't touch broccoli anymore, dinner ideas?", ("broccoli",)),
+    ("romcoms on netflix that arent christmas ones", ("christmas",)),
+])
+def test_guard_58_situations(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-58: what an exclusion names
+    ("my kid hates peas 🙄 easy weeknight dinners for a picky 6yo?", ("peas",)),  # an emoji ends the clause
+    ("cloud hosting for a small django app, want to get away from AWS.", ("AWS",)),
+    # a word the question uses elsewhere stays out (a NOT leaf is a bag of words)
+    ("Where to buy a gaming PC online? Not Best Buy, their return policy burned me.", ("Best",)),
+    ("Good anime for someone new? Pls don't say Naruto or One Piece, way too long", ("Naruto", "One Piece")),
+    ("We already own a TP-Link Deco set from our old flat and it did nothing, so please don't suggest that again.",
+     ("TP-Link Deco set",)),
+    ("We've been through a Roomba 692 and a Eufy 11S (both died within a year), so I'm done with those two brands.",
+     ("Roomba 692 Eufy 11S",)),
+    ("Cat keeps peeing outside the box. We tried Feliway plug-ins for like two months, so please don't bother "
+     "suggesting Feliway again.", ("Feliway",)),
+    # title case: capitals name nothing
+    ("Best Budget Laptops Not Made By Apple", ("Apple",)),
+])
+def test_guard_58_names(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

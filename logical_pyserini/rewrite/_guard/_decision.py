@@ -66,6 +66,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             continue
         words = _words(term.text)
         core = _unshared(words, [w for w in words if w in scope_words and w not in cues.ignore], outside_words)
+        if _written_name(tokens, lower, sorted(in_scope), words, outside_words, cues):
+            core = words  # "don't say One Piece", "no Will Ferrell": a name stays whole
         top = _top_level_negation(rewrite.tree, term)
         if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
@@ -84,7 +86,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
                 named = [w for w in item if w not in cues.ignore]
-                stated.append(((start, end), weak, named, _unshared(item, named, outside_words)))
+                whole = [w for w in item if w[:1].isalnum()]
+                if _written_name(tokens, lower, list(range(start, end)), whole, outside_words, cues):
+                    named = whole
+                stated.append(((start, end), weak, named, whole if named is whole else _unshared(item, named,
+                                                                                                outside_words)))
         # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
         # anchovies") gives way to the items themselves.
         cores = [set(unshared) for *_, unshared in stated]
@@ -151,6 +157,28 @@ def _unshared(item: list[str], named: list[str], outside: set[str]) -> list[str]
             and item.index(named[1]) == item.index(named[0]) + 1:
         return named
     return core
+
+
+def _written_name(tokens: list[str], lower: list[str], positions: list[int], words: list[str], outside: set[str],
+                  cues: _Cues) -> bool:
+    """True when ``words`` (two or more) occur together at ``positions`` written as a name, each capitalised and
+    not opening a sentence ("don't say Naruto or One Piece", "no Will Ferrell"): the name is the excluded thing
+    whole, filler words ("one", "will") included.  Not when the question uses one of its other words outside the
+    exclusion ("Justin Guitar" in a question about guitar lessons, "Rocket Mortgage" among mortgage lenders): a NOT
+    leaf is a bag of words, and that word would sink every answer.  Not in a question written in title case, where
+    capitals name nothing."""
+    if len(words) < 2 or any(w in outside for w in words if w not in cues.ignore):
+        return False
+    alpha = [t for t in tokens if t[:1].isalpha()]
+    if sum(t[:1].isupper() for t in alpha) * 2 > len(alpha):
+        return False
+    at = set(positions)
+    for j in positions:
+        k = j + len(words)
+        if lower[j:k] == words and set(range(j, k)) <= at and all(t[:1].isupper() for t in tokens[j:k]) \
+                and j > 0 and tokens[j - 1] not in _SENTENCE_END:
+            return True
+    return False
 
 
 def _span(lower: list[str], cs: int, ce: int, s: int, e: int) -> set[int]:

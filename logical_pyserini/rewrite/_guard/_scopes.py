@@ -9,7 +9,7 @@ from functools import lru_cache
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _sentence_end, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
-                          _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _harms_asker,
+                          _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings, _idle_negation, _unneeded, _harms_asker,
                           _keyword_query, _listed_state, _match_intensified, _match_trailing, _negated_action,
                           _negated_relative, _negated_state, _object_end, _opens_clause, _others_event, _own_thing,
                           _possession_goes_on, _premise, _receives_nothing, _reported, _reports_absence, _restates,
@@ -253,7 +253,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             end = item = i + n
             while end < len(tokens) and end < item + cues.max_scope_words \
                     and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) \
-                    and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) and (
+                    and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) \
+                    and not _whence(tokens, i + n, end) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
@@ -482,7 +483,7 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     end = i + n
     # "so steering clear of that brand": a class noun after a demonstrative points back as "that" does
     while end < len(tokens) and (tokens[end] in cues.loose or (
-            tokens[end] in cues.class_anaphors and tokens[end - 1] in cues.demonstratives)):
+            tokens[end] in cues.class_anaphors and cues.demonstratives & set(tokens[i + n : end]))):
         end += 1
     # "I'm sick of hearing about it every Sunday dinner": a closing "every" + time word says when, not what
     if end + 1 < len(tokens) and tokens[end] == "every" and tokens[end + 1] in cues.time_words:
@@ -535,6 +536,12 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
             return start, e
     return None
+
+
+def _whence(tokens: list[str], start: int, k: int) -> bool:
+    """True when a place phrase of the asker's own opens at ``k``, after at least two words of a scope that starts at
+    ``start``: "already own a TP-Link Deco set *from our old flat*" says where the thing came from, not what it is."""
+    return k > start + 1 and tokens[k] == "from" and k + 1 < len(tokens) and tokens[k + 1] in ("our", "my")
 
 
 def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int, end: int,
@@ -601,6 +608,9 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         or _went_without(tokens, i, n, end, cues)
         or _receives_nothing(tokens, i, n, cues)
         or _feels_nothing(tokens, i, n, end, cues)
+        or _unneeded(tokens, i, n, end, cues)
+        or _idle_negation(tokens, i, n, end, sentence_start, cues)
+        or _findings(tokens, sentence_start, i, cues)
         # "knee pain walking down stairs but not up": a direction, no thing
         or (end > i + n and all(t in cues.particles or t in cues.prepositions
                                 for t in tokens[i + n : end]))
@@ -746,7 +756,8 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
 
     def name(k: int) -> bool:  # "Borrowdale", "5K"; not a holiday ("aquafaba last Easter, ... hear about it")
         word = written[k] if k >= first else ""
-        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word))) \
+        model = word[:1].isdigit() and k - 1 >= first and written[k - 1][:1].isupper()  # "a Roomba 692"
+        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word)) or model) \
             and word.lower() not in cues.personal and word.lower() not in cues.time_words
 
     end = before

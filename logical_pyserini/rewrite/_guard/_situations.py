@@ -1050,3 +1050,103 @@ def _feels_nothing(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> 
     named = [t for t in tokens[i + n : end] if t != "to" and t not in cues.time_words and t not in ("yet", "too")]
     return bool(named) and all(t in cues.emotion_verbs or t in cues.particles for t in named) \
         and named[0] in cues.emotion_verbs
+
+
+def _unneeded(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` says what the asker does not need ("I don't need AWD", "It doesn't need 3rd
+    row seats", "we don't need fancy hotels"): a requirement relaxed, and an answer that has it still answers.  Not
+    when what is not needed is something to read ("don't need goldfish care info", "the stuff about the oath
+    ceremony") or points back ("we don't need that one"), or the sentence goes on to what the asker has read or
+    knows already: those leave the answers."""
+    k = _match(tokens, i, cues.need_negations)
+    if not k and i + n < len(tokens) and tokens[i + n] in ("need", "needs") \
+            and _match(tokens, i + n - 1, cues.need_negations) == 2:  # a cue ending in the negation: "it doesn't"
+        k = n + 1
+    if not k or i + k >= end:
+        return False
+    scope = tokens[i + k : end]
+    stop = next((j for j in range(end, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
+    # "Don't need the oath ceremony, I've read plenty on that already": what the asker has read is left out
+    known = {"already", "read", "know", "covered", "seen"} & set(tokens[end:stop])
+    return not (cues.information_nouns & set(scope) or "about" in scope or cues.anaphors & set(scope) or known)
+
+
+def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: int, cues: _Cues) -> bool:
+    """True for negations that tell the asker's situation in one of a few fixed shapes, each naming no thing to leave
+    out: someone's silence ("the HR person never replies to emails"); a rule of a document ("my contract doesn't say
+    anything about rota changes"); what two things tried did ("a Hatch and a sticker chart, neither worked"); a
+    requirement relaxed ("no wheelchair needed"); an amount ("no tests to speak of"); how long ("can't take
+    forever"); a time clause ("after not exercising for a decade"); and what "it", the thing asked about, does not
+    do ("it doesn't hurt walking or on stairs"; a name, a taste or what it holds still excludes: "it can't be Nike",
+    "it shouldn't include nuts")."""
+    k = i + n
+    scope = [t for t in tokens[k:end] if t not in cues.loose]
+    if k < end and tokens[k] in cues.response_verbs and tokens[k - 1] in ("never", "not", "doesn't", "didn't",
+                                                                            "hasn't", "won't", "don't"):
+        return tokens[k] not in ("pick", "picks", "picked", "call", "calls", "called") or (
+            k + 1 < len(tokens) and tokens[k + 1] in ("up", "back"))
+    if tokens[k - 1] in ("doesn't", "didn't") and k + 1 < end and tokens[k] in cues.telling_verbs \
+            and tokens[k + 1] in ("anything", "about", "much", "many"):
+        return True
+    if tokens[i] == "neither" and k < len(tokens) and (
+            tokens[k].endswith("ed") or tokens[k] in ("made", "did", "was", "were", "had", "got", "helped")):
+        return True
+    if scope and scope[-1] in cues.requirement_words:
+        return True
+    # "He understands everything but doesn't say many words": "but" joins a second clause, excepting nothing
+    if tokens[k - 1] == "but" and k < end and tokens[k].endswith("n't"):
+        return True
+    # "phone won't charge, not the cable, tried 3 different ones": a cause ruled out after a symptom
+    if tokens[i] == "not" and n == 1 and k < end and tokens[k] == "the" and end - k <= 3 and i > sentence_start \
+            and tokens[i - 1] == "," and (end == len(tokens) or not tokens[end][:1].isalnum()) \
+            and _symptom_before(tokens, sentence_start, i - 1):
+        return True
+    if any(_match(tokens, j, cues.idle_phrases) for j in range(k, end)):
+        return True
+    # "whatever I pick can't take forever": a verb and how long ("romcoms that aren't christmas ones" excludes)
+    if _match(tokens, i, cues.auxiliaries) == n and len(scope) > 1 and all(t in cues.time_words for t in scope[1:]):
+        return True
+    # "my mum doesn't walk super far anymore": what someone can no longer do ("I don't eat meat anymore", a verb of
+    # taste or choice, still excludes)
+    if _match(tokens, i, cues.auxiliaries) == n and k < end and tokens[end - 1] == "anymore" \
+            and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.choice_verbs:
+        return True
+    if tokens[i] == "not" and i > sentence_start and tokens[i - 1] in ("after", "since", "before", "from") \
+            and k < end and _gerund(tokens[k], cues):
+        return True
+    if i > sentence_start and tokens[i - 1] in cues.situation_pronouns and tokens[i].endswith("n't") \
+            and k < end and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.content_verbs \
+            and tokens[k] not in cues.copulas and tokens[k] != "be":
+        return True
+    return False
+
+
+def _findings(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when "no" at ``i``, after a comma, lists what a check found or an attempt gave: "The vet checked him
+    last month, no UTI, no crystals", "it still didn't work, no ear, no oven spring, nothing".  A list of "no X"
+    closed by a bare "nothing", or after a clause of examination (``examination_verbs``) or of failure (a negated
+    verb), reports; "dinner ideas, no onions, no garlic" asks."""
+    if tokens[i] != "no" or i == sentence_start or tokens[i - 1] not in _COMMA_LIKE:
+        return False
+    j = i
+    while j < len(tokens) and tokens[j] not in _SENTENCE_END:
+        if tokens[j] == "nothing" and tokens[j - 1] in _COMMA_LIKE and (
+                j + 1 == len(tokens) or not tokens[j + 1][:1].isalnum()):
+            return True
+        j += 1
+    before = tokens[sentence_start : i - 1]
+    if cues.wish & set(before):
+        return False
+    return bool(cues.examination_verbs & set(before)) or any(
+        t.endswith("n't") and b + 1 < len(before) and before[b + 1] in ("work", "help", "change", "fix")
+        for b, t in enumerate(before))
+
+
+def _symptom_before(tokens: list[str], sentence_start: int, before: int) -> bool:
+    """True when the words from ``sentence_start`` to ``before`` tell a symptom: a negated verb ("won't charge",
+    "not cooling") or "keeps" + -ing ("keeps disconnecting")."""
+    span = tokens[sentence_start:before]
+    return any((t.endswith("n't") or t == "not") and j + 1 < len(span) and span[j + 1][:1].isalpha()
+               and span[j + 1] not in ("the", "a", "an", "my", "sure", "really")
+               for j, t in enumerate(span)) or any(
+        t in ("keeps", "keep", "kept") and j + 1 < len(span) and span[j + 1].endswith("ing") for j, t in enumerate(span))

@@ -196,6 +196,12 @@ class _Cues:
     manner_nouns: frozenset[str] = frozenset()  # "napped after lunch without any fuss": how it went, no thing
     receiving: frozenset[str] = frozenset()  # "the patio gets no direct sun": what a place or thing receives
     emotion_verbs: frozenset[str] = frozenset()  # "the pediatrician said not to worry": a feeling, no thing
+    need_negations: tuple[tuple[str, ...], ...] = ()  # "I don't need AWD": a requirement relaxed, no thing left out
+    information_nouns: frozenset[str] = frozenset()  # "don't need goldfish care info": what to read, still left out
+    response_verbs: frozenset[str] = frozenset()  # "the HR person never replies to emails": someone's silence
+    examination_verbs: frozenset[str] = frozenset()  # "the vet checked him, no UTI, no crystals": findings follow
+    requirement_words: frozenset[str] = frozenset()  # "no wheelchair needed": a requirement relaxed
+    idle_phrases: tuple[tuple[str, ...], ...] = ()  # "no tests to speak of": an amount, nothing to leave out
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -232,6 +238,7 @@ def _plain(text: str) -> str:
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
     text = _mid_minus(text)
     def restore(m: re.Match) -> str:  # "dont" -> "don't", "ive" -> "i've", "theyre" -> "they're"
@@ -248,6 +255,8 @@ def _copula_s() -> re.Pattern:
     rests = {c[3:] for c in _guard_data()["trailing"] if c.startswith("is ")} | {"off", "out"}
     alternatives = "|".join(map(re.escape, sorted(rests, key=len, reverse=True)))
     return re.compile(r"(?<=\w)'s(?=\s+(?:%s)\b)" % alternatives, re.IGNORECASE)
+# Pictographs and dingbats (an emoji typed for "no", as 🚫, is spelled out before: ``abbreviations``).
+_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF]+[\uFE0F\U0001F3FB-\U0001F3FF]*")
 # A suffix typed apart from its word is no operator: "shampoo for curly hair sulfate -free", "-based", "-less".
 _SUFFIXES = r"(?:free|based|less|friendly|safe|only|style|like)\b"
 # A search engine's exclusion operator closing a query: "pdf parsing libraries -pypdf2 -d3" (a word of two or more
@@ -438,6 +447,12 @@ def _cues() -> _Cues:
         manner_nouns=words("manner_nouns"),
         receiving=words("receiving_verbs"),
         emotion_verbs=words("emotion_verbs"),
+        need_negations=seqs("need_negations"),
+        information_nouns=words("information_nouns"),
+        response_verbs=words("response_verbs"),
+        examination_verbs=words("examination_verbs"),
+        requirement_words=words("requirement_words"),
+        idle_phrases=seqs("idle_phrases"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
