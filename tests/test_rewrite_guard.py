@@ -1645,6 +1645,7 @@ def test_guard_57_rather_not_and_pointing_class_nouns(question, kept):
     ("I started running after not exercising for a decade. It doesn't hurt walking or on stairs, which is weird.",
      ()),
     ("The vet checked him last month, no UTI, no crystals, bloodwork was fine.", ()),
+    ("The vet ran a urine test and found no infection or crystals, so it's behavioural?", ()),
     ("I followed the recipe exactly and it still didn't work, no ear, no oven spring, nothing.", ()),
     ("phone won't charge, not the cable, tried 3 different ones and still nothing", ()),
     ("He understands everything but doesn't say many words. Is that normal at 2?", ()),
@@ -1676,4 +1677,16 @@ def test_guard_58_situations(question, kept):
     ("Best Budget Laptops Not Made By Apple", ("Apple",)),
 ])
 def test_guard_58_names(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-59: how someone is, a refusal told
+    ("New kitten is hiding under the bed and doesn't want to be picked up. Is that normal?", ()),
+    ("My dad can't walk far and he doesn't do well in heat, but I don't want to tell him no.", ()),
+    # still exclusions
+    ("She doesn't want to be near Disney crowds, quiet theme parks in Florida?", ("near Disney crowds",)),
+    ("Holiday ideas, and we don't want to go to Spain again", ("Spain",)),
+])
+def test_guard_59_how_someone_is(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

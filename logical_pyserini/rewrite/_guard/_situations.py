@@ -1076,9 +1076,10 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
     out: someone's silence ("the HR person never replies to emails"); a rule of a document ("my contract doesn't say
     anything about rota changes"); what two things tried did ("a Hatch and a sticker chart, neither worked"); a
     requirement relaxed ("no wheelchair needed"); an amount ("no tests to speak of"); how long ("can't take
-    forever"); a time clause ("after not exercising for a decade"); and what "it", the thing asked about, does not
-    do ("it doesn't hurt walking or on stairs"; a name, a taste or what it holds still excludes: "it can't be Nike",
-    "it shouldn't include nuts")."""
+    forever"); a time clause ("after not exercising for a decade"); how someone is ("doesn't want to be picked
+    up", "doesn't do well in heat"); a refusal told ("don't want to tell him no"); and what "it", the thing asked
+    about, does not do ("it doesn't hurt walking or on stairs"; a name, a taste or what it holds still excludes:
+    "it can't be Nike", "it shouldn't include nuts")."""
     k = i + n
     scope = [t for t in tokens[k:end] if t not in cues.loose]
     if k < end and tokens[k] in cues.response_verbs and tokens[k - 1] in ("never", "not", "doesn't", "didn't",
@@ -1092,6 +1093,16 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
             tokens[k].endswith("ed") or tokens[k] in ("made", "did", "was", "were", "had", "got", "helped")):
         return True
     if scope and scope[-1] in cues.requirement_words:
+        return True
+    # "he doesn't want to be picked up", "doesn't do well in heat": how someone is, no thing
+    be = k + 3 if tokens[k : k + 3] in (["want", "to", "be"], ["wants", "to", "be"]) else (
+        k + 2 if tokens[k : k + 2] == ["to", "be"] and _match(tokens, i, cues.wish_negations) == n else 0)
+    if tokens[k : k + 2] == ["do", "well"] or (be and be < end and tokens[be].endswith(("ed", "en"))):
+        return True  # a passive ("I'd prefer not to be directed to Trainline", a preference, and "doesn't want to
+        # be near Disney crowds" still exclude)
+    # "I don't want to tell him no without trying": a refusal told to someone
+    if tokens[i] == "no" and i > sentence_start + 1 and tokens[i - 1] in cues.objects \
+            and tokens[i - 2] in cues.telling_verbs:
         return True
     # "He understands everything but doesn't say many words": "but" joins a second clause, excepting nothing
     if tokens[k - 1] == "but" and k < end and tokens[k].endswith("n't"):
@@ -1122,10 +1133,13 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
 
 
 def _findings(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
-    """True when "no" at ``i``, after a comma, lists what a check found or an attempt gave: "The vet checked him
-    last month, no UTI, no crystals", "it still didn't work, no ear, no oven spring, nothing".  A list of "no X"
+    """True when "no" at ``i`` follows a verb of finding ("the urine test found no infection") or, after a comma,
+    lists what a check found or an attempt gave: "The vet checked him last month, no UTI, no crystals", "it still
+    didn't work, no ear, no oven spring, nothing".  A list of "no X"
     closed by a bare "nothing", or after a clause of examination (``examination_verbs``) or of failure (a negated
     verb), reports; "dinner ideas, no onions, no garlic" asks."""
+    if tokens[i] == "no" and i > sentence_start and tokens[i - 1] in cues.finding_verbs:
+        return True  # "The vet ran a urine test and found no infection or crystals"
     if tokens[i] != "no" or i == sentence_start or tokens[i - 1] not in _COMMA_LIKE:
         return False
     j = i

@@ -200,6 +200,7 @@ class _Cues:
     information_nouns: frozenset[str] = frozenset()  # "don't need goldfish care info": what to read, still left out
     response_verbs: frozenset[str] = frozenset()  # "the HR person never replies to emails": someone's silence
     examination_verbs: frozenset[str] = frozenset()  # "the vet checked him, no UTI, no crystals": findings follow
+    finding_verbs: frozenset[str] = frozenset()  # "the urine test found no infection": what a check found
     requirement_words: frozenset[str] = frozenset()  # "no wheelchair needed": a requirement relaxed
     idle_phrases: tuple[tuple[str, ...], ...] = ()  # "no tests to speak of": an amount, nothing to leave out
 
@@ -451,6 +452,7 @@ def _cues() -> _Cues:
         information_nouns=words("information_nouns"),
         response_verbs=words("response_verbs"),
         examination_verbs=words("examination_verbs"),
+        finding_verbs=words("finding_verbs"),
         requirement_words=words("requirement_words"),
         idle_phrases=seqs("idle_phrases"),
         bare_negations=words("bare_negations"),
