@@ -9,7 +9,8 @@ from functools import lru_cache
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
                     _inside, _match, _plain, _plural, _sentence_end, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
-                          _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings, _idle_negation, _unneeded, _harms_asker,
+                          _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings,
+                          _harms_asker, _idle_negation, _unneeded,
                           _keyword_query, _listed_state, _match_intensified, _match_trailing, _negated_action,
                           _negated_relative, _negated_state, _object_end, _opens_clause, _others_event, _own_thing,
                           _possession_goes_on, _premise, _receives_nothing, _reported, _reports_absence, _restates,

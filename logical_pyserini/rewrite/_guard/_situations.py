@@ -1160,7 +1160,7 @@ def _symptom_before(tokens: list[str], sentence_start: int, before: int) -> bool
     """True when the words from ``sentence_start`` to ``before`` tell a symptom: a negated verb ("won't charge",
     "not cooling") or "keeps" + -ing ("keeps disconnecting")."""
     span = tokens[sentence_start:before]
-    return any((t.endswith("n't") or t == "not") and j + 1 < len(span) and span[j + 1][:1].isalpha()
-               and span[j + 1] not in ("the", "a", "an", "my", "sure", "really")
-               for j, t in enumerate(span)) or any(
-        t in ("keeps", "keep", "kept") and j + 1 < len(span) and span[j + 1].endswith("ing") for j, t in enumerate(span))
+    negated_verb = any((t.endswith("n't") or t == "not") and j + 1 < len(span) and span[j + 1][:1].isalpha()
+                       and span[j + 1] not in ("the", "a", "an", "my", "sure", "really") for j, t in enumerate(span))
+    return negated_verb or any(t in ("keeps", "keep", "kept") and j + 1 < len(span) and span[j + 1].endswith("ing")
+                               for j, t in enumerate(span))
