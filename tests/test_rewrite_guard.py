@@ -187,7 +187,7 @@ def test_the_scope_word_limit_holds_per_listed_item():
     # guard-7: idioms of having had enough, trailing judgements, names joined by "and" before a trailing cue
     ("Guides to Roman history; I'm tired of Julius Caesar biographies though.", ("Julius Caesar",),
      "Caesar"),
-    ("Ski towns in the Alps. Zermatt and Verbier are too busy for us.", ("Zermatt Verbier",), "Verbier"),
+    ("Ski towns in the Alps. Zermatt and Verbier are too busy for us.", ("Zermatt", "Verbier"), "Verbier"),
     ("Histories of aviation. The Wright brothers have been done to death.", ("Wright brothers",), "Wright"),
     # guard-9: "omit", "with the exception of", "I want nothing on", a comma cue, "X is irrelevant"
     ("Soup recipes for winter; please omit lentils.", ("lentils",), "lentils"),
@@ -1670,7 +1670,7 @@ def test_guard_58_situations(question, kept):
     ("We already own a TP-Link Deco set from our old flat and it did nothing, so please don't suggest that again.",
      ("TP-Link Deco set",)),
     ("We've been through a Roomba 692 and a Eufy 11S (both died within a year), so I'm done with those two brands.",
-     ("Roomba 692 Eufy 11S",)),
+     ("Roomba 692", "Eufy 11S")),
     ("Cat keeps peeing outside the box. We tried Feliway plug-ins for like two months, so please don't bother "
      "suggesting Feliway again.", ("Feliway",)),
     # title case: capitals name nothing
@@ -1689,4 +1689,18 @@ def test_guard_58_names(question, kept):
     ("Holiday ideas, and we don't want to go to Spain again", ("Spain",)),
 ])
 def test_guard_59_how_someone_is(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-60: "and" joins two excluded things, each its own NOT
+    ("We want a beach vacation in Mexico in December. Cancun and Tulum are off the table, too crowded.",
+     ("Cancun", "Tulum")),
+    ("soup recipes sans onion and garlic (low FODMAP)", ("onion", "garlic")),
+    ("job boards for remote dev jobs other than LinkedIn and Indeed", ("LinkedIn", "Indeed")),
+    # one thing, numbers, qualities
+    ("kids dinner ideas without mac and cheese", ("mac cheese",)),
+    ("florida theme parks other than disney kids 8 and 11", ("disney kids 8 11",)),
+])
+def test_guard_60_and_joins_two_things(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -827,13 +827,32 @@ def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, 
     return _read(question)[0], scopes, {j for _, _, s, e in scopes for j in range(s, e)}
 
 
+def _joins_things(lower: list[str], j: int, end: int, cues: _Cues) -> bool:
+    """True when "and" at ``j`` joins two things, not two numbers or qualities: "Cancun and Tulum", "onion and
+    garlic"; not "kids 8 and 11", "too complex and expensive" (a number or an adjective after it)."""
+    after = lower[j + 1] if j + 1 < end else ""
+    return bool(after) and not (after[:1].isdigit() or after in cues.state_adjectives
+                                or after.endswith(_QUALITY_SUFFIXES))
+
+
+_QUALITY_SUFFIXES = ("ive", "ous", "ful", "able", "ible", "less", "ish", "ated", "ical")
+
+
 def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:
-    """The scope's tokens split into excluded items at "or" / "as well as", and in a list with commas
-    (:func:`_comma_list`: "without mushrooms, olives and anchovies") at the commas and "and" too."""
+    """The scope's tokens split into excluded items at "or" / "as well as" / "and" ("Cancun and Tulum are off the
+    table": blind authors always label the two apart, and each NOT leaf then demotes the documents that name either),
+    and in a list with commas (:func:`_comma_list`: "without mushrooms, olives and anchovies") at the commas too; a
+    fixed pair ("mac and cheese", ``binomials``) stays one item."""
     items, current, j = [], [], start
     commas = "," in lower[start:end]
     while j < end:
-        n = _match(lower, j, cues.lists) or int(commas and lower[j] in (",", "and"))
+        binomial = _match(lower, j, cues.binomials)
+        if binomial and j + binomial <= end:  # "without mac and cheese": one thing
+            current.extend(lower[j : j + binomial])
+            j += binomial
+            continue
+        n = _match(lower, j, cues.lists) or int((lower[j] == "and" and _joins_things(lower, j, end, cues))
+                                                or (commas and lower[j] in (",", "and")))
         if n and j + n <= end:
             items.append(current)
             current, j = [], j + n

@@ -203,6 +203,7 @@ class _Cues:
     finding_verbs: frozenset[str] = frozenset()  # "the urine test found no infection": what a check found
     requirement_words: frozenset[str] = frozenset()  # "no wheelchair needed": a requirement relaxed
     idle_phrases: tuple[tuple[str, ...], ...] = ()  # "no tests to speak of": an amount, nothing to leave out
+    binomials: tuple[tuple[str, ...], ...] = ()  # "no mac and cheese": one thing, though "and" joins two words
 
     @cached_property
     def loose(self) -> frozenset[str]:
@@ -455,6 +456,7 @@ def _cues() -> _Cues:
         finding_verbs=words("finding_verbs"),
         requirement_words=words("requirement_words"),
         idle_phrases=seqs("idle_phrases"),
+        binomials=seqs("binomials"),
         bare_negations=words("bare_negations"),
         telling_verbs=words("telling_verbs"),
         ceased=words("ceased_words"),
