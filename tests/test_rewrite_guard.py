@@ -1704,3 +1704,13 @@ def test_guard_59_how_someone_is(question, kept):
 ])
 def test_guard_60_and_joins_two_things(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-61: "every day", "most days" say when, not what
+    ("Doctor gave me ibuprofen but I rather not take painkillers every day because my stomach is sensitive",
+     ("painkillers",)),
+    ("Cheap family dinners. I'm sick of chicken breast every night.", ("chicken breast",)),
+])
+def test_guard_61_every_day_says_when(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

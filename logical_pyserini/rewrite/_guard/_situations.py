@@ -415,10 +415,11 @@ def _amount_qualifier(tokens: list[str], i: int, cues: _Cues) -> bool:
 
 def _time_phrase(tokens: list[str], k: int, cues: _Cues) -> bool:
     """True when a preposition at ``k`` opens a time phrase ("refused sandwiches *for months now*", "since last
-    year", "in 2 weeks"), or a time word after "last" / "this" ("Ryanair last summer"): when, not part of the
-    excluded thing, so it ends a scope."""
-    if tokens[k] in ("last", "this") and k + 1 < len(tokens) and tokens[k + 1] in cues.time_words:
-        return True
+    year", "in 2 weeks"), or a time word after "last", "this", "every", "most" or "each" ("Ryanair last summer",
+    "painkillers every day"): when, not part of the excluded thing, so it ends a scope."""
+    if tokens[k] in ("last", "this", "every", "most", "each") and k + 1 < len(tokens) \
+            and tokens[k + 1] in cues.time_words:
+        return True  # "Ryanair last summer", "painkillers every day", "makeup most days"
     if tokens[k] not in cues.state_prepositions:
         return False
     for t in tokens[k + 1 : k + 4]:
