@@ -85,12 +85,13 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         for cs, ce, start, end in scopes:
             weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
-                named = [w for w in item if w not in cues.ignore]
                 whole = [w for w in item if w[:1].isalnum()]
                 if _written_name(tokens, lower, list(range(start, end)), whole, outside_words, cues):
-                    named = whole
-                stated.append(((start, end), weak, named, whole if named is whole else _unshared(item, named,
-                                                                                                outside_words)))
+                    named = unshared = whole  # "One Piece": a name stays whole
+                else:
+                    named = [w for w in item if w not in cues.ignore]
+                    unshared = _unshared(item, named, outside_words)
+                stated.append(((start, end), weak, named, unshared))
         # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
         # anchovies") gives way to the items themselves.
         cores = [set(unshared) for *_, unshared in stated]

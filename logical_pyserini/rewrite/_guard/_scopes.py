@@ -827,15 +827,15 @@ def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, 
     return _read(question)[0], scopes, {j for _, _, s, e in scopes for j in range(s, e)}
 
 
+_QUALITY_SUFFIXES = ("ive", "ous", "ful", "able", "ible", "less", "ish", "ated", "ical")  # "complex and expensive"
+
+
 def _joins_things(lower: list[str], j: int, end: int, cues: _Cues) -> bool:
     """True when "and" at ``j`` joins two things, not two numbers or qualities: "Cancun and Tulum", "onion and
     garlic"; not "kids 8 and 11", "too complex and expensive" (a number or an adjective after it)."""
     after = lower[j + 1] if j + 1 < end else ""
     return bool(after) and not (after[:1].isdigit() or after in cues.state_adjectives
                                 or after.endswith(_QUALITY_SUFFIXES))
-
-
-_QUALITY_SUFFIXES = ("ive", "ous", "ful", "able", "ible", "less", "ish", "ated", "ical")
 
 
 def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str]]:

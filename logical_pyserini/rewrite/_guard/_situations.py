@@ -1083,10 +1083,10 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
     "it can't be Nike", "it shouldn't include nuts")."""
     k = i + n
     scope = [t for t in tokens[k:end] if t not in cues.loose]
-    if k < end and tokens[k] in cues.response_verbs and tokens[k - 1] in ("never", "not", "doesn't", "didn't",
-                                                                            "hasn't", "won't", "don't"):
-        return tokens[k] not in ("pick", "picks", "picked", "call", "calls", "called") or (
-            k + 1 < len(tokens) and tokens[k + 1] in ("up", "back"))
+    auxiliary = _match(tokens, i, cues.auxiliaries) == n
+    if k < end and _match(tokens, k, cues.response_verbs) and tokens[k - 1] in ("never", "not", "doesn't", "didn't",
+                                                                                "hasn't", "won't", "don't"):
+        return True
     if tokens[k - 1] in ("doesn't", "didn't") and k + 1 < end and tokens[k] in cues.telling_verbs \
             and tokens[k + 1] in ("anything", "about", "much", "many"):
         return True
@@ -1116,11 +1116,11 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
     if any(_match(tokens, j, cues.idle_phrases) for j in range(k, end)):
         return True
     # "whatever I pick can't take forever": a verb and how long ("romcoms that aren't christmas ones" excludes)
-    if _match(tokens, i, cues.auxiliaries) == n and len(scope) > 1 and all(t in cues.time_words for t in scope[1:]):
+    if auxiliary and len(scope) > 1 and all(t in cues.time_words for t in scope[1:]):
         return True
     # "my mum doesn't walk super far anymore": what someone can no longer do ("I don't eat meat anymore", a verb of
     # taste or choice, still excludes)
-    if _match(tokens, i, cues.auxiliaries) == n and k < end and tokens[end - 1] == "anymore" \
+    if auxiliary and k < end and tokens[end - 1] == "anymore" \
             and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.choice_verbs:
         return True
     if tokens[i] == "not" and i > sentence_start and tokens[i - 1] in ("after", "since", "before", "from") \
@@ -1136,9 +1136,9 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
 def _findings(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when "no" at ``i`` follows a verb of finding ("the urine test found no infection") or, after a comma,
     lists what a check found or an attempt gave: "The vet checked him last month, no UTI, no crystals", "it still
-    didn't work, no ear, no oven spring, nothing".  A list of "no X"
-    closed by a bare "nothing", or after a clause of examination (``examination_verbs``) or of failure (a negated
-    verb), reports; "dinner ideas, no onions, no garlic" asks."""
+    didn't work, no ear, no oven spring, nothing".  A list of "no X" closed by a bare "nothing", or after a clause of
+    examination (``examination_verbs``) or of failure (a negated verb), reports; "dinner ideas, no onions, no
+    garlic" asks."""
     if tokens[i] == "no" and i > sentence_start and tokens[i - 1] in cues.finding_verbs:
         return True  # "The vet ran a urine test and found no infection or crystals"
     if tokens[i] != "no" or i == sentence_start or tokens[i - 1] not in _COMMA_LIKE:

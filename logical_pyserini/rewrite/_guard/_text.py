@@ -198,7 +198,7 @@ class _Cues:
     emotion_verbs: frozenset[str] = frozenset()  # "the pediatrician said not to worry": a feeling, no thing
     need_negations: tuple[tuple[str, ...], ...] = ()  # "I don't need AWD": a requirement relaxed, no thing left out
     information_nouns: frozenset[str] = frozenset()  # "don't need goldfish care info": what to read, still left out
-    response_verbs: frozenset[str] = frozenset()  # "the HR person never replies to emails": someone's silence
+    response_verbs: tuple[tuple[str, ...], ...] = ()  # "HR never replies to emails", "never picks up": silence
     examination_verbs: frozenset[str] = frozenset()  # "the vet checked him, no UTI, no crystals": findings follow
     finding_verbs: frozenset[str] = frozenset()  # "the urine test found no infection": what a check found
     requirement_words: frozenset[str] = frozenset()  # "no wheelchair needed": a requirement relaxed
@@ -451,7 +451,7 @@ def _cues() -> _Cues:
         emotion_verbs=words("emotion_verbs"),
         need_negations=seqs("need_negations"),
         information_nouns=words("information_nouns"),
-        response_verbs=words("response_verbs"),
+        response_verbs=seqs("response_verbs"),
         examination_verbs=words("examination_verbs"),
         finding_verbs=words("finding_verbs"),
         requirement_words=words("requirement_words"),
