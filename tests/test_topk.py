@@ -69,6 +69,22 @@ def _trees():
     )
 
 
+def _mixed_trees():
+    """Trees whose leaves are bag-of-words or ``phrase:`` terms over the 6 most frequent words
+    (two-word phrases of frequent words occur in some of the 400 documents)."""
+    leaf = st.tuples(st.lists(st.sampled_from(WORDS[:6]), min_size=1, max_size=2), st.booleans()).map(
+        lambda c: Term(" ".join(c[0]), "phrase" if c[1] and len(c[0]) > 1 else None))
+    return st.recursive(
+        leaf,
+        lambda kids: st.one_of(
+            kids.map(Not),
+            st.lists(kids, min_size=2, max_size=3).map(lambda c: And(tuple(c))),
+            st.lists(kids, min_size=2, max_size=3).map(lambda c: Or(tuple(c))),
+        ),
+        max_leaves=4,
+    )
+
+
 def _top(pool, k):
     order = pool.ranking(k)
     return list(zip(pool.docs[order].tolist(), pool.combined[order].tolist()))
@@ -107,6 +123,16 @@ def test_topk_equals_exhaustive_sigmoid_normaliser(backend, shallow, tree, ops, 
     # Every document scores above 0 under a sigmoid, so no-match documents fill the tail.
     normalizer = LeafNormalizer(Normalizer("sigmoid", {"bm25": SigmoidParams(1.0, 2.0)}))
     _check(tree, backend, ops, normalizer, k)
+
+
+@pytest.mark.parametrize("and_op", ["product", "sum"])
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(tree=_mixed_trees(), k=st.sampled_from([1, 10]))
+def test_topk_equals_exhaustive_with_phrase_leaves(backend, shallow, and_op, tree, k):
+    # phrase: and bag-of-words leaves go to one Lucene scorer, so mixed trees keep the exact paths
+    assert backend.exact_topk(tree)
+    _check(tree, backend, Operators(and_op), LeafNormalizer(Normalizer("max")), k)
 
 
 def test_selective_query_stops_early_with_default_depths(backend):

@@ -7,6 +7,7 @@ maps the names that queries write as prefixes (``bm25:``, ``dense:``,
 ``hybrid:``, ``impact:``) to implementations.  Built-ins:
 
 * ``bm25`` -- :class:`LuceneLeafScorer`, BM25 over a Lucene index;
+* ``phrase`` -- :class:`LucenePhraseLeaves`, positional phrases scored by the same Lucene scorer;
 * ``dense`` -- :class:`FaissLeafScorer`, inner products over a Faiss index;
 * ``hybrid`` -- :class:`HybridLeafRetriever`, a retriever made of retrievers;
 * ``impact`` -- :class:`ImpactLeafScorer`, learned sparse weights in a Lucene impact index.
@@ -21,7 +22,7 @@ from ._base import LeafRetriever, LeafStatistics, exact_scores
 from ._cli import add_retriever_arguments, open_retrievers, retriever_indexes
 from ._boolean import boolean_query
 from ._faiss import FaissLeafScorer, check_faiss_index, read_docids
-from ._lucene import LeafHits, LuceneLeafScorer, check_lucene_index
+from ._lucene import LeafHits, LuceneLeafScorer, LucenePhraseLeaves, Phrase, check_lucene_index
 from ._mapped import MappedRetriever
 from ._registry import (ENTRY_POINT_GROUP, calibration_keys, get_retriever, register_retriever, retriever_names,
                         unregister_retriever)
@@ -30,7 +31,7 @@ _LAZY = {"HybridLeafRetriever": "._hybrid", "ImpactLeafScorer": "._impact"}
 
 __all__ = [
     "ENTRY_POINT_GROUP", "FaissLeafScorer", "HybridLeafRetriever", "ImpactLeafScorer", "LeafHits", "LeafRetriever",
-    "LeafStatistics", "boolean_query", "LuceneLeafScorer", "MappedRetriever", "add_retriever_arguments", "open_retrievers",
+    "LeafStatistics", "boolean_query", "LuceneLeafScorer", "LucenePhraseLeaves", "Phrase", "MappedRetriever", "add_retriever_arguments", "open_retrievers",
     "retriever_indexes", "calibration_keys", "check_faiss_index", "check_lucene_index", "exact_scores", "get_retriever",
     "read_docids", "register_retriever", "retriever_names", "unregister_retriever",
 ]

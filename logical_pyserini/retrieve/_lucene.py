@@ -29,7 +29,7 @@ from ._base import LeafRetriever
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LeafHits", "LuceneLeafScorer", "check_lucene_index"]
+__all__ = ["LeafHits", "LuceneLeafScorer", "LucenePhraseLeaves", "Phrase", "check_lucene_index"]
 
 
 def check_lucene_index(index_dir: str | os.PathLike) -> Path:
@@ -58,6 +58,18 @@ _DOCID_CACHE_MAX = 200_000
 # Setting one bit from Python costs about as much as converting this many words of
 # a bit set's backing array (measured: ~1.5 us per call, ~0.3 us per word).
 _SET_CALL_WORDS = 5
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """The leaf :class:`LuceneLeafScorer` is given for a ``phrase:`` term: its words must occur
+    adjacent and in order (a Lucene ``PhraseQuery``).  A plain ``str`` is a bag of words; the two
+    never compare equal, so the scorer's caches keep them apart."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return f"phrase:{self.text!r}"
 
 
 @dataclass(frozen=True)
@@ -152,6 +164,9 @@ class LuceneLeafScorer(LeafRetriever):
         self._segments = [(ctx, ctx.docBase, ctx.reader().maxDoc()) for ctx in self._reader.leaves().toArray()]
         self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
         self._id_kind = self._docid_storage()
+        self._index_dir = str(index_dir)
+        self._positions = self._has_positions()
+        self._query_builder = None
         self._docid_cache: dict[int, str] = {}
         self._score_doc = autoclass("org.apache.lucene.search.ScoreDoc")
         # A logical search touches each leaf several times (growing depth, exact
@@ -199,13 +214,45 @@ class LuceneLeafScorer(LeafRetriever):
                 cache.cache_clear()
             self._docid_cache.clear()
 
-    def query(self, text: str):
-        """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it."""
+    def query(self, text: "str | Phrase"):
+        """The Lucene query of a leaf: bag of words, as ``LuceneSearcher.search`` builds it (a
+        :class:`Phrase`: a ``PhraseQuery`` of the same tokens)."""
         with jvm_lock:
             return self._cached_query(text)
 
-    def _build_query(self, text: str):
-        return self._generator.buildQuery("contents", self._analyzer, text)
+    @staticmethod
+    def leaf_key(term) -> "str | Phrase":
+        """What this scorer is given for a query :class:`~logical_pyserini.query.Term`: its text
+        (a bag of words, ``bm25:`` or no prefix) or a :class:`Phrase` (``phrase:``)."""
+        return Phrase(term.text) if term.retriever == LucenePhraseLeaves.name else term.text
+
+    def _build_query(self, leaf: "str | Phrase"):
+        if isinstance(leaf, Phrase):
+            return self._phrase_query(leaf.text)
+        return self._generator.buildQuery("contents", self._analyzer, leaf)
+
+    def _phrase_query(self, text: str):
+        """Lucene's ``QueryBuilder.createPhraseQuery`` with this scorer's analyzer: the same tokens as
+        the bag of words, at the positions the analyzer gives them (a removed stopword leaves a gap,
+        as it did at indexing); one token is a ``TermQuery``; no token matches nothing."""
+        if not self._positions:
+            raise ValueError(f"phrase: leaves need word positions, and the index {self._index_dir} was built "
+                             "without them; rebuild it with python -m logical_pyserini.index (which stores "
+                             "positions) or Anserini's -storePositions")
+        if self._query_builder is None:
+            self._query_builder = self._autoclass("org.apache.lucene.util.QueryBuilder")(self._analyzer)
+        query = self._query_builder.createPhraseQuery("contents", text)
+        return query if query is not None else self._boolean().build()
+
+    def _has_positions(self) -> bool:
+        """Whether every segment indexed ``contents`` with positions (an empty index: vacuously)."""
+        for ctx, _, _ in self._segments:
+            info = ctx.reader().getFieldInfos().fieldInfo("contents")
+            if info is None:
+                continue
+            if not info.getIndexOptions().toString().startswith("DOCS_AND_FREQS_AND_POSITIONS"):
+                return False
+        return True
 
     def _build_weight(self, text: str):
         return self._searcher.createWeight(self._searcher.rewrite(self.query(text)), self._score_mode, 1.0)
@@ -227,7 +274,10 @@ class LuceneLeafScorer(LeafRetriever):
         """A leaf's top ``k`` from scratch, with a warning when it matches nothing."""
         hits = self._search(self.query, text, k, None)
         if len(hits.docs) == 0:
-            logger.warning("term %r matches no document (are all its words stopwords?)", text)
+            if isinstance(text, Phrase):
+                logger.warning("%s matches no document (do its words ever stand together?)", text)
+            else:
+                logger.warning("term %r matches no document (are all its words stopwords?)", text)
         return hits
 
     def bound_search(self, spec, k: int, after: LeafHits | None = None, score: tuple[str, ...] = ()) -> LeafHits:
@@ -314,7 +364,7 @@ class LuceneLeafScorer(LeafRetriever):
         (sum), a DisjunctionMaxQuery (max), or a conjunction scored by the product of its
         clauses (``FunctionScoreQuery.boostByValue`` over MUST + FILTER clauses)."""
         if spec.op == "leaf":
-            query = self.query(spec.term.text)
+            query = self.query(self.leaf_key(spec.term))
         else:
             children = [self._build_bound_query(c) for c in spec.children]
             if spec.op == "sum":
@@ -515,3 +565,21 @@ class LuceneLeafScorer(LeafRetriever):
 
     def close(self) -> None:
         self._reader.close()
+
+
+class LucenePhraseLeaves(LuceneLeafScorer):
+    """Positional phrase leaves (registry name ``phrase``): ``phrase:"care home"`` matches documents
+    where the words stand adjacent and in order, scored by BM25 over the phrase's frequency.
+
+    A searcher serves them with the same :class:`LuceneLeafScorer` as its BM25 leaves (it builds a
+    ``PhraseQuery`` for a :class:`Phrase` key), so a query that mixes the two still gets the exact
+    top-k and the Boolean peer; this class is what the registry, the grammar and the normaliser know
+    of them.  The index must store positions (``python -m logical_pyserini.index`` does).
+    """
+
+    name = "phrase"
+    index_option = None  # the searcher's own index
+
+    @classmethod
+    def calibration_key(cls) -> str | None:
+        return "bm25"  # the same BM25 similarity, so the same sigmoid parameters

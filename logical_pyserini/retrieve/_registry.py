@@ -35,6 +35,7 @@ ENTRY_POINT_GROUP = "logical_pyserini.retrievers"
 # name -> "module:attribute"; a new built-in is one line here and one module.
 _BUILTINS: dict[str, str] = {
     "bm25": "logical_pyserini.retrieve._lucene:LuceneLeafScorer",
+    "phrase": "logical_pyserini.retrieve._lucene:LucenePhraseLeaves",
     "dense": "logical_pyserini.retrieve._faiss:FaissLeafScorer",
     "hybrid": "logical_pyserini.retrieve._hybrid:HybridLeafRetriever",
     "impact": "logical_pyserini.retrieve._impact:ImpactLeafScorer",

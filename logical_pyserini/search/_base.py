@@ -47,24 +47,37 @@ class RetrieverBackend:
             raise ValueError(f"term {term} asks for a {name} retriever, but this searcher only has {have}; {how}")
         return name
 
-    def search(self, term: Term, k: int, after: LeafHits | None = None) -> LeafHits:
+    def _leaf(self, term: Term) -> tuple[LeafRetriever, object]:
+        """The retriever of ``term`` and what it is given for it: the text, or the retriever's own
+        key (``leaf_key``: a Lucene scorer serves ``bm25:`` and ``phrase:`` leaves alike)."""
         retriever = self.retrievers[self.retriever(term)]
+        leaf_key = getattr(retriever, "leaf_key", None)
+        return retriever, (leaf_key(term) if leaf_key is not None else term.text)
+
+    def _keys(self, terms: list[Term]) -> list:
+        return [self._leaf(t)[1] for t in terms]
+
+    def search(self, term: Term, k: int, after: LeafHits | None = None) -> LeafHits:
+        retriever, leaf = self._leaf(term)
         if after is not None and getattr(retriever, "extends", False):
-            return retriever.search(term.text, k, after)  # only the hits beyond ``after`` cross from Java
-        return retriever.search(term.text, k)
+            return retriever.search(leaf, k, after)  # only the hits beyond ``after`` cross from Java
+        return retriever.search(leaf, k)
 
     # -- what exact top-k (search/_topk.py) needs ---------------------------
     extends = True  # search(term, k, after) extends an earlier list
     floor = 0.0  # exact top-k only runs over term retrievers, where a non-listed document scores 0
 
     def _only_retriever(self, terms: list[Term]) -> str | None:
-        """The name of the one retriever every term goes to (None: several, or one this
-        searcher lacks, which the pooled path reports)."""
+        """The name of the one retriever object every term goes to (None: several, or one this
+        searcher lacks, which the pooled path reports).  Names that share an object (``bm25`` and
+        ``phrase`` on one Lucene index) count as one; the first in order is returned."""
         try:
-            names = {self.retriever(t) for t in terms}
+            names = sorted({self.retriever(t) for t in terms})
         except ValueError:
             return None
-        return names.pop() if len(names) == 1 else None
+        if not names or any(self.retrievers[n] is not self.retrievers[names[0]] for n in names):
+            return None
+        return names[0]
 
     def exact_topk(self, tree: Node) -> bool:
         """Whether every leaf of ``tree`` goes to one term retriever (complete hit lists,
@@ -83,18 +96,19 @@ class RetrieverBackend:
 
     def first_docs(self, terms: list[Term], k: int, matching: bool) -> np.ndarray:
         retriever = self.retrievers[self.retriever(terms[0])]
-        return retriever.first_docs([t.text for t in terms], k, matching)
+        return retriever.first_docs(self._keys(terms), k, matching)
 
     def score(self, term: Term, docs: np.ndarray) -> np.ndarray:
-        return self.retrievers[self.retriever(term)].score(term.text, docs)
+        retriever, leaf = self._leaf(term)
+        return retriever.score(leaf, docs)
 
     def score_many(self, terms: list[Term], docs: np.ndarray) -> list[np.ndarray]:
         """:meth:`score` of several leaves for the same documents (one pass where the retriever can)."""
-        retrievers = {self.retriever(t) for t in terms}
-        many = getattr(self.retrievers[retrievers.pop()], "score_many", None) if len(retrievers) == 1 else None
+        retrievers = {id(self._leaf(t)[0]): self._leaf(t)[0] for t in terms}
+        many = getattr(retrievers.popitem()[1], "score_many", None) if len(retrievers) == 1 else None
         if many is None:
             return [self.score(t, docs) for t in terms]
-        return many([t.text for t in terms], docs)
+        return many(self._keys(terms), docs)
 
     def bound_query_ready(self, tree: Node) -> bool:
         """Whether the leaves of ``tree`` go to one retriever that ranks a
@@ -117,8 +131,8 @@ class RetrieverBackend:
         in :meth:`bound_search`."""
         retriever = self.retrievers[self.retriever(terms[0])]
         if hasattr(retriever, "first_hits"):
-            return retriever.first_hits([t.text for t in terms], k, matching, tuple(self._texts(retriever, score)))
-        docs = retriever.first_docs([t.text for t in terms], k, matching)
+            return retriever.first_hits(self._keys(terms), k, matching, tuple(self._texts(retriever, score)))
+        docs = retriever.first_docs(self._keys(terms), k, matching)
         return LeafHits(docs, np.zeros(len(docs), dtype=np.float32), len(docs) < k)
 
     def score_all(self, terms: list[Term]) -> np.ndarray | None:
@@ -128,7 +142,7 @@ class RetrieverBackend:
         if name is None or get_retriever(name).fused:
             return None
         score_all = getattr(self.retrievers[name], "score_all", None)
-        return score_all([t.text for t in terms]) if score_all is not None else None
+        return score_all(self._keys(terms)) if score_all is not None else None
 
     def remember(self, term: Term, hits: LeafHits) -> None:
         """Hand ``hits`` (from a call for ``term``) back to its retriever's docid cache, if it has one."""
@@ -137,25 +151,27 @@ class RetrieverBackend:
             remember(hits)
 
     def _texts(self, retriever: LeafRetriever, terms: list[Term]) -> list[str]:
-        """Texts of ``terms`` if they all go to ``retriever`` (else none: it cannot score them)."""
+        """Leaves of ``terms`` if they all go to ``retriever`` (else none: it cannot score them)."""
         if any(self.retrievers[self.retriever(t)] is not retriever for t in terms):
             return []
-        return [t.text for t in terms]
+        return self._keys(terms)
 
     def components(self, term: Term, docs: np.ndarray) -> dict[str, float] | None:
-        components = getattr(self.retrievers[self.retriever(term)], "components", None)
-        return components(term.text, docs) if components else None
+        retriever, leaf = self._leaf(term)
+        components = getattr(retriever, "components", None)
+        return components(leaf, docs) if components else None
 
     def prepare(self, trees: list[Node], skip_single_leaves: bool = False) -> None:
         """Hand every retriever all of its leaf texts at once (one encoder batch per batch of queries)."""
-        texts: dict[str, list[str]] = {}
+        texts: dict[int, tuple[LeafRetriever, list]] = {}
         for tree in trees:
             if skip_single_leaves and isinstance(tree, Term):
                 continue
             for term in distinct_terms(tree):
-                texts.setdefault(self.retriever(term), []).append(term.text)
-        for name, batch in texts.items():
-            self.retrievers[name].prepare(batch)
+                retriever, leaf = self._leaf(term)
+                texts.setdefault(id(retriever), (retriever, []))[1].append(leaf)
+        for retriever, batch in texts.values():
+            retriever.prepare(batch)
 
 
 @dataclass

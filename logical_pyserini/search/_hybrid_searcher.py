@@ -156,9 +156,10 @@ class LogicalHybridSearcher(LogicalSearchMixin):
 
     def boolean_search(self, q: str | Node, k: int = 10) -> list:
         """The Boolean peer on the Lucene index: a Boolean query is a Lucene construct, so every
-        leaf is a BM25 bag of words here whatever its prefix (see ``LogicalLuceneSearcher.boolean_search``)."""
+        leaf is a BM25 bag of words here whatever its prefix (a ``phrase:`` leaf stays a phrase) (see ``LogicalLuceneSearcher.boolean_search``)."""
         tree = parse_query(q) if isinstance(q, str) else q
-        return self.sparse.boolean_search(map_terms(tree, lambda t: Term(t.text)), k)
+        return self.sparse.boolean_search(map_terms(tree, lambda t: Term(t.text, "phrase" if t.retriever == "phrase"
+                                                                        else None)), k)
 
     # -- LogicalSearchMixin hooks ------------------------------------------
     def _retrievers(self) -> dict:
@@ -166,7 +167,7 @@ class LogicalHybridSearcher(LogicalSearchMixin):
         # A fresh fused retriever per query or batch: it caches its components' hits.
         fused = HybridLeafRetriever(parts, {"bm25": 1 - self.dense_weight, "dense": self.dense_weight},
                                     self.normalizer, self.leaf_hits)
-        return {**parts, "hybrid": fused}
+        return {**parts, "phrase": self.sparse.leaves, "hybrid": fused}
 
     def _single_leaf(self, term: Term, k: int) -> list[LogicalHit] | None:
         part = {"bm25": self.sparse, "dense": self.dense}.get(term.retriever or self.leaf_retriever)

@@ -153,16 +153,17 @@ class LogicalLuceneSearcher(LuceneKeysMixin, LogicalSearchMixin, LuceneSearcher)
         """The strict Lucene ``BooleanQuery`` of a logical query (the Boolean peer).
 
         AND -> MUST, OR -> SHOULD (at least one), NOT -> MUST_NOT, each leaf
-        the bag-of-words query ``LuceneSearcher.search`` builds; see
+        the bag-of-words query ``LuceneSearcher.search`` builds (a ``phrase:`` leaf its
+        ``PhraseQuery``); see
         :func:`logical_pyserini.retrieve.boolean_query`.
         """
         tree = parse_query(q) if isinstance(q, str) else q
 
         def leaf(term: Term):
-            if term.retriever not in (None, "bm25"):
+            if term.retriever not in (None, "bm25", "phrase"):
                 raise ValueError(f"term {term} asks for a {term.retriever} retriever, but the Boolean peer is a "
-                                 "Lucene query of BM25 leaves")
-            return self.leaves.query(term.text)
+                                 "Lucene query of BM25 (bag-of-words or phrase) leaves")
+            return self.leaves.query(self.leaves.leaf_key(term))
 
         with jvm_lock:  # the BooleanQuery builder is a per-call Java object (see jvm_lock)
             return boolean_query(tree, leaf)
@@ -183,4 +184,4 @@ class LogicalLuceneSearcher(LuceneKeysMixin, LogicalSearchMixin, LuceneSearcher)
     _single_leaves_delegated = True
 
     def _retrievers(self) -> dict:
-        return {"bm25": self.leaves}
+        return {"bm25": self.leaves, "phrase": self.leaves}  # one scorer: phrase leaves are PhraseQuery keys

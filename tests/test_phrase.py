@@ -1,0 +1,113 @@
+"""``phrase:`` leaves: positional Lucene phrase queries next to bag-of-words BM25 leaves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import write_corpus
+from logical_pyserini.query import parse_query
+from logical_pyserini.retrieve import Phrase, get_retriever
+from logical_pyserini.search import LogicalLuceneSearcher, exhaustive
+
+DOCS = [
+    ("p1", "We moved grandma into a care home last spring."),
+    ("p2", "Home care nurses visit twice a week."),
+    ("p3", "She needs care at home, not a facility."),
+    ("p4", "The care home and the care home garden."),
+    ("p5", "A home for retired horses, with loving care."),
+    ("p6", "Our home is quiet."),
+    ("p7", "Respite care for families."),
+    ("p8", "The home of the care team."),
+]
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    from logical_pyserini.index import build_lucene_index
+
+    root = tmp_path_factory.mktemp("phrase")
+    build_lucene_index(write_corpus(root / "c.jsonl", DOCS), root / "idx", progress=False)
+    s = LogicalLuceneSearcher(str(root / "idx"))
+    yield s
+    s.close()
+
+
+def _ids(hits):
+    return {h.docid for h in hits}
+
+
+def test_prefix_parses_to_the_phrase_retriever():
+    tree = parse_query('home AND NOT phrase:"care home"')
+    assert tree.children[1].child.retriever == "phrase"
+    assert get_retriever("phrase").calibration_key() == "bm25"
+
+
+def test_phrase_matches_adjacent_words_in_order_only(searcher):
+    assert _ids(searcher.search('phrase:"care home"', 10)) == {"p1", "p4"}
+    assert _ids(searcher.search('phrase:"home care"', 10)) == {"p2"}
+    # the bag of words matches every document with either word
+    assert _ids(searcher.search('"care home"', 10)) == {f"p{i}" for i in range(1, 9)}
+
+
+def test_phrase_scores_are_lucenes(searcher):
+    leaves = searcher.leaves
+    hits = leaves.search(Phrase("care home"), 10)
+    assert sorted(leaves.docids(hits.docs)) == ["p1", "p4"]
+    for doc, score in zip(hits.docs, hits.scores):
+        assert score == pytest.approx(leaves.explain(Phrase("care home"), int(doc)), rel=1e-6)
+    # p4 says it twice, p1 once: phrase frequency counts
+    assert leaves.docids(hits.docs[:1]) == ["p4"]
+    every = np.arange(leaves.max_doc, dtype=np.int64)
+    exact = leaves.score(Phrase("care home"), every)
+    assert np.count_nonzero(exact) == 2
+    assert set(leaves.docids(every[exact > 0])) == {"p1", "p4"}
+
+
+def test_not_phrase_excludes_only_the_phrase(searcher):
+    hits = searcher.search('home AND NOT phrase:"care home"', 10)
+    top = [h.docid for h in hits]
+    # documents with "home" but not the phrase come before the two that say "care home"
+    assert set(top[:4]) <= {"p2", "p3", "p5", "p6", "p8"}
+    assert top.index("p1") > top.index("p2") and top.index("p4") > top.index("p3")
+    # the bag-of-words NOT would also push down p2, p3, p5 and p8, which mention care
+    bag = [h.docid for h in searcher.search('home AND NOT "care home"', 10)]
+    assert bag[0] == "p6"
+
+
+def test_mixed_leaves_are_exact(searcher):
+    for q in ['home AND NOT phrase:"care home"', '(care OR home) AND NOT phrase:"home care"',
+              'phrase:"care home" OR phrase:"home care"', 'care AND phrase:"care home"']:
+        tree = parse_query(q)
+        backend = searcher._retriever_backend()
+        assert backend.exact_topk(tree), q  # one Lucene scorer serves both kinds of leaf
+        pool = exhaustive(tree, backend, searcher.operators, searcher._leaf_normalizer)
+        order = pool.ranking(5)
+        want = list(zip(backend.retrievers["bm25"].docids(pool.docs[order]), pool.combined[order]))
+        got = [(h.docid, h.score) for h in searcher.search(q, 5)]
+        assert [d for d, _ in got] == [d for d, _ in want], q
+        assert np.allclose([s for _, s in got], [s for _, s in want]), q
+
+
+def test_boolean_peer_keeps_phrases(searcher):
+    query = searcher.boolean_query('home AND NOT phrase:"care home"')
+    assert '-contents:"care home"' in query.toString()
+    assert _ids(searcher.boolean_search('home AND NOT phrase:"care home"', 10)) == {"p2", "p3", "p5", "p6", "p8"}
+
+
+def test_index_without_positions_says_so(tmp_path):
+    from logical_pyserini._bootstrap import ensure_pyserini
+
+    ensure_pyserini()
+    from pyserini.index.lucene import LuceneIndexer
+
+    indexer = LuceneIndexer(str(tmp_path / "idx"), args=["-index", str(tmp_path / "idx"), "-storeRaw"])
+    indexer.add_batch_raw(['{"id": "a", "contents": "a care home"}', '{"id": "b", "contents": "home care"}'])
+    indexer.close()
+    s = LogicalLuceneSearcher(str(tmp_path / "idx"))
+    try:
+        assert _ids(s.search("care AND home", 5)) == {"a", "b"}  # bag-of-words leaves still work
+        with pytest.raises(ValueError, match="positions"):
+            s.search('home AND NOT phrase:"care home"', 5)
+    finally:
+        s.close()
