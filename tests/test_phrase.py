@@ -8,7 +8,7 @@ import pytest
 from conftest import write_corpus
 from logical_pyserini.query import parse_query
 from logical_pyserini.retrieve import Phrase, get_retriever
-from logical_pyserini.search import LogicalLuceneSearcher, exhaustive
+from logical_pyserini.search import LogicalLuceneSearcher, SearchConfig, exhaustive, run_topics
 
 DOCS = [
     ("p1", "We moved grandma into a care home last spring."),
@@ -23,12 +23,17 @@ DOCS = [
 
 
 @pytest.fixture(scope="module")
-def searcher(tmp_path_factory):
+def index(tmp_path_factory):
     from logical_pyserini.index import build_lucene_index
 
     root = tmp_path_factory.mktemp("phrase")
     build_lucene_index(write_corpus(root / "c.jsonl", DOCS), root / "idx", progress=False)
-    s = LogicalLuceneSearcher(str(root / "idx"))
+    return root / "idx"
+
+
+@pytest.fixture(scope="module")
+def searcher(index):
+    s = LogicalLuceneSearcher(str(index))
     yield s
     s.close()
 
@@ -111,3 +116,32 @@ def test_index_without_positions_says_so(tmp_path):
             s.search('home AND NOT phrase:"care home"', 5)
     finally:
         s.close()
+
+
+QUESTION = ("my dad is 84 and lives on his own and he's getting forgetful, he wants to stay in his own home so "
+            "please don't suggest a care home, what are the options for help at home like nurses or carers")
+
+
+def test_rewrite_phrases_from_the_search_run(index, tmp_path):
+    topics = tmp_path / "topics.tsv"
+    topics.write_text(f"q1\t{QUESTION}\n", encoding="utf-8")
+    runs = {}
+    for phrases in (False, True):
+        out = tmp_path / f"run{phrases}.txt"
+        report = run_topics(SearchConfig(topics=str(topics), output=str(out), index=str(index), hits=8,
+                                         rewrite="rules", rewrite_phrases=phrases, quiet=True))
+        assert report.searched == 1 and not report.failures
+        query = (tmp_path / f"run{phrases}.txt.rewrites.tsv").read_text(encoding="utf-8").split("\t")[1]
+        assert ('NOT^0.3 phrase:"care home"' in query) == phrases and ('NOT^0.3 "care"' in query) != phrases
+        runs[phrases] = [line.split()[2] for line in out.read_text(encoding="utf-8").splitlines()]
+    # NOT "care" costs every document that mentions care (p3 "care at home", p5, p8), so "The care home and
+    # the care home garden" (p4) still ranks above them; the phrase NOT costs only p1 and p4
+    after = [runs[True].index(d) for d in ("p3", "p5", "p8")]
+    assert runs[True].index("p4") > max(after)
+    assert runs[False].index("p4") < runs[False].index("p3")
+
+
+def test_rewrite_phrases_needs_a_rewrite_and_a_lucene_index():
+    assert "--rewrite" in SearchConfig(topics="t", output="o", index="i", rewrite_phrases=True).usage_error()
+    assert "Lucene" in SearchConfig(topics="t", output="o", dense_index="d", rewrite="rules",
+                                      rewrite_phrases=True).usage_error()

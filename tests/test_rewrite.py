@@ -10,7 +10,7 @@ import re
 import pytest
 
 from logical_pyserini.prompts import PromptError, fill, load_prompt
-from logical_pyserini.query import And, Not, Or, Term, count_negations, distinct_terms, iter_terms, parse_query, shape
+from logical_pyserini.query import And, Not, Or, Term, count_negations, distinct_terms, iter_terms, map_terms, parse_query, shape
 from logical_pyserini.rewrite import guard_rewrite
 from logical_pyserini.rewrite._guard import narrow_negations
 from logical_pyserini.rewrite import (
@@ -1149,3 +1149,21 @@ def test_two_negations_joined_by_and_are_two_nots(question, query):
     tree = RuleRewriter().tree(question)
     assert tree == parse_query(query)
     assert count_negations(tree) == 2 and all(isinstance(c, (Term, Not)) for c in tree.children)
+
+
+def test_cli_phrases_write_phrase_leaves_and_their_decomposition(tmp_path):
+    question = ("my dad is 84 and lives on his own and he's getting forgetful, he wants to stay in his own home so "
+                "please don't suggest a care home, what are the options for help at home like carers coming in")
+    topics = tmp_path / "t.tsv"
+    topics.write_text(f"q1\t{question}\n")
+    out, dec = tmp_path / "o.tsv", tmp_path / "d.jsonl"
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--quiet"]) == 0
+    assert 'NOT^0.3 "care"' in out.read_text()
+    assert cli_main(["--topics", str(topics), "--output", str(out), "--decompose", str(dec), "--phrases",
+                     "--quiet"]) == 0
+    query = parse_query(out.read_text().split("\t", 1)[1])
+    assert 'NOT^0.3 phrase:"care home"' in out.read_text()
+    # the decomposition is what OrLog judges ("{x} ... care home"): its leaves carry no retriever prefix
+    row = json.loads(dec.read_text())
+    assert row["leaves"][1] == "care home"
+    assert Decomposition.from_dict(row).to_tree() == map_terms(query, lambda t: Term(t.text))

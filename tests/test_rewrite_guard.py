@@ -1714,3 +1714,31 @@ def test_guard_60_and_joins_two_things(question, kept):
 ])
 def test_guard_61_every_day_says_when(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+CARE_HOME = ("my dad is 84 and lives on his own and he's getting forgetful, he wants to stay in his own home so "
+             "please don't suggest a care home, what are the options for help at home like carers coming in")
+
+
+def test_phrases_keep_an_item_whole_where_its_words_are_shared():
+    # "home" is used outside the exclusion: without phrases only "care" is left (a bag of words would sink
+    # every document about help at home); with them, the item is one positional phrase leaf
+    plain = guard_decision(RuleRewriter().rewrite(CARE_HOME), propose=True)
+    assert plain.mode == "question" and plain.kept == ("care",)
+    d = guard_decision(RuleRewriter().rewrite(CARE_HOME), propose=True, phrases=True)
+    assert d.kept == ("care home",)
+    assert d.tree.children[1] == Not(Term("care home", "phrase"), GUARD_NOT_WEIGHT)
+    assert 'NOT^0.3 phrase:"care home"' in guard_rewrite(RuleRewriter().rewrite(CARE_HOME), phrases=True).query
+
+
+@pytest.mark.parametrize("question, kept", [
+    # a short question's reliable parse: the shared head is the class asked for, so the modifier is excluded
+    # ("museum of art" too), not the phrase
+    ("Archaeology museums but not art museums", ("art",)),
+    # nothing shared: nothing to keep whole
+    ("Which Scandinavian countries have a constitutional monarchy without Denmark", ("Denmark",)),
+])
+def test_phrases_leave_other_exclusions_alone(question, kept):
+    d = guard_decision(RuleRewriter().rewrite(question), propose=True, phrases=True)
+    assert d.kept == kept
+    assert all(t.retriever is None for t, _ in iter_terms(d.tree))

@@ -64,6 +64,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--not-weight", type=float, default=GUARD_NOT_WEIGHT, metavar="W",
                     help="strength of the NOTs the guard adds to a question kept whole, written NOT^W (see README, "
                     f"'Soft exclusions'; default {GUARD_NOT_WEIGHT:g}); 1 writes strict NOTs")
+    ap.add_argument("--phrases", action="store_true",
+                    help="write an exclusion added to a question kept whole as a phrase: leaf when the question uses "
+                    "some of its words elsewhere (see README, 'Phrase exclusions'); the queries then need a Lucene index "
+                    "with positions")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("-v", "--verbose", action="store_true", help="log each fallback and repair")
     return ap
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                                   file=sys.stderr):
                 try:
                     proposed = rewriter.rewrite(text)
-                    rewrite = guard_rewrite(proposed, args.guard, verifier, args.not_weight)
+                    rewrite = guard_rewrite(proposed, args.guard, verifier, args.not_weight, phrases=args.phrases)
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)

@@ -119,6 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "that mentions an excluded thing keeps (1 - W) of its score at worst (default 0.3, measured in "
                     "README, 'Soft exclusions'; 1 excludes strictly).  A short question's reliable parse keeps "
                     "strict NOTs; the Boolean peer always excludes strictly.")
+    rw.add_argument("--rewrite-phrases", action="store_true",
+                    help="Write an exclusion the guard adds to a question kept whole as a positional phrase leaf "
+                    "(NOT^W phrase:\"care home\") when the question uses some of its words elsewhere; without it "
+                    "the guard keeps only the unshared words (NOT^W \"care\").  Needs a Lucene --index with "
+                    "positions.  Measured in README, 'Phrase exclusions'.")
     rw.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint for openai: specs "
                     "(default $OPENAI_BASE_URL).")
     rw.add_argument("--api-key", default=None, help="API key for openai: specs (default $OPENAI_API_KEY).")

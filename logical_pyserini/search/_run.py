@@ -88,6 +88,7 @@ class SearchConfig:
     rewrite_verify: str = "off"
     rewrite_verify_max: float | None = None
     rewrite_not_weight: float | None = None
+    rewrite_phrases: bool = False
     model: str = "embedded"
     model_cache: str | None = None
     install_model: bool = False
@@ -138,6 +139,10 @@ class SearchConfig:
             return "--rewrite-verify-max must lie in [0, 1]"
         if self.rewrite_not_weight is not None and not 0.0 < self.rewrite_not_weight <= 1.0:
             return "--rewrite-not-weight must lie in (0, 1]"
+        if self.rewrite_phrases and not self.rewrite:
+            return "--rewrite-phrases writes the exclusions of rewrites: give --rewrite too"
+        if self.rewrite_phrases and (self.impact or not self.index) and not searcher_given:
+            return "--rewrite-phrases writes phrase: leaves, which a Lucene BM25 --index with positions scores"
         if self.rewrite and self.plain == "text":
             return "--rewrite produces logical queries; it cannot be combined with --plain (try --plain boolean)"
         for name in CANDIDATE_SOURCES:
@@ -427,7 +432,7 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
     for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=config.quiet):
         try:
             proposed = rewriter.rewrite(text)
-            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify, weight)
+            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify, weight, phrases=config.rewrite_phrases)
         except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
             failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
             logger.error("qid %s: %s", qid, failures[qid])

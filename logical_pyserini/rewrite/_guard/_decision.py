@@ -39,7 +39,7 @@ class GuardDecision:
 
 
 def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | None = None,
-                   not_weight: float = GUARD_NOT_WEIGHT) -> GuardDecision:
+                   not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False) -> GuardDecision:
     """Decide the safe tree for ``rewrite`` (see the module docstring).
 
     With ``propose``, an exclusion the question states in a cue's scope is added
@@ -48,6 +48,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     the question and the exclusions the cues confirmed and returns a keep flag
     for each; a vetoed one is treated as never confirmed (its words stay in the
     positive leaf), so a veto only moves the rewrite toward plain search.
+
+    With ``phrases``, an exclusion added to a question kept whole that lost words the question also uses
+    elsewhere ("please don't suggest a care home" in a question about help at home: ``NOT "care"``) is the
+    whole item as a positional phrase instead (``NOT phrase:"care home"``): it sinks the documents that say
+    the thing, not every document that uses one of its words.  Needs a Lucene index with positions.
     """
     cues = _cues()
     question = normalize_text(rewrite.question)
@@ -61,17 +66,21 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     cue_tokens = {j for cs, ce, _, _ in scopes for j in range(cs, ce)}
     said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
     stated_at: dict[tuple[str, ...], list[int]] = {}  # a NOT the question states: where its item is
+    whole_at: dict[tuple[str, ...], tuple[int, int]] = {}  # a kept NOT that lost shared words: its whole item's span
     for term, negated in iter_terms(rewrite.tree):
         if not negated:
             continue
         words = _words(term.text)
-        core = _unshared(words, [w for w in words if w in scope_words and w not in cues.ignore], outside_words)
+        named = [w for w in words if w in scope_words and w not in cues.ignore]
+        core = _unshared(words, named, outside_words)
         if _written_name(tokens, lower, sorted(in_scope), words, outside_words, cues):
             core = words  # "don't say One Piece", "no Will Ferrell": a name stays whole
         top = _top_level_negation(rewrite.tree, term)
         if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
+                if _keeps_whole(lower, named, core, cues) and (span := _item_span(lower, sorted(in_scope), words, cues)):
+                    whole_at[tuple(core)] = span
         elif top and rewrite.source in _MODEL_SOURCES and (
                 said := _said_in_negative_clause(term, question, tokens, cue_tokens, cues)):
             core = [lower[j] for j in said]
@@ -91,12 +100,12 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
                 else:
                     named = [w for w in item if w not in cues.ignore]
                     unshared = _unshared(item, named, outside_words)
-                stated.append(((start, end), weak, named, unshared))
+                stated.append(((start, end), weak, named, unshared, item))
         # A rewrite's NOT that runs two stated items together ("mushrooms olives" for "without mushrooms, olives or
         # anchovies") gives way to the items themselves.
-        cores = [set(unshared) for *_, unshared in stated]
+        cores = [set(unshared) for *_, unshared, _ in stated]
         kept = [k for k in kept if sum(1 for c in cores if c and c & set(k)) < 2 or not set(k) <= set().union(*cores)]
-        for (start, end), weak, named, unshared in stated:
+        for (start, end), weak, named, unshared, item in stated:
             # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word: then
             # the question names the excluded thing outside the exclusion too ("Hostas are everywhere, so ... other
             # than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't about Iceland").
@@ -106,11 +115,17 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
                 # "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
                 kept = [k for k in kept if not set(k) < set(core)] + [core]
                 stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
+            # the stated item whole, for --rewrite-phrases (also when the rewrite's own NOT kept the same words)
+            if unshared and _keeps_whole(lower, named, unshared, cues) and core in kept and tuple(core) not in whole_at and (
+                    span := _item_span(lower, list(range(start, end)), item, cues)):
+                whole_at[tuple(core)] = span
     # Write each kept exclusion with the question's own spelling, in the question's order.
-    spelled = []
+    spelled, wholes = [], []
     for core in kept:
         js = said_at.get(tuple(core)) or stated_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
+        span = whole_at.get(tuple(core))
+        wholes.append(" ".join(tokens[span[0]:span[1]]) if span and phrases else None)
     vetoed: list[str] = []
     if verify is not None and spelled:
         flags = list(verify(rewrite.question, tuple(spelled)))
@@ -119,6 +134,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         vetoed = [text for text, keep in zip(spelled, flags) if not keep]
         kept = [core for core, keep in zip(kept, flags) if keep]
         spelled = [text for text, keep in zip(spelled, flags) if keep]
+        wholes = [text for text, keep in zip(wholes, flags) if keep]
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
     said = {j for core in kept for j in said_at.get(tuple(core), ())}
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
@@ -136,7 +152,10 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     else:
         return GuardDecision(Term(question), "plain", (), tuple(dropped), tuple(vetoed))
     weight = not_weight if mode == "question" else 1.0
-    nots = tuple(Not(Term(text), weight) for text in spelled)
+    if mode == "question":  # a short question's parse keeps its words: "not art museums" -> NOT "art" (any art)
+        spelled = [whole or text for text, whole in zip(spelled, wholes)]
+    nots = tuple(Not(Term(text, "phrase" if mode == "question" and whole else None), weight)
+                 for text, whole in zip(spelled, wholes))
     tree = And((positive, *nots)) if nots else positive
     if isinstance(tree, And):  # flatten a positive And into the conjunction
         children = []
@@ -180,6 +199,37 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
                 and j > 0 and tokens[j - 1] not in _SENTENCE_END:
             return True
     return False
+
+
+def _keeps_whole(lower: list[str], named: list[str], core: list[str], cues: _Cues) -> bool:
+    """Whether an exclusion that kept only ``core`` of its ``named`` words may be written whole as a phrase
+    (``--rewrite-phrases``): it lost shared words, and the question is prose, with more content words than a
+    noun-phrase query has (``reliable_max_words``).  A short question names classes: "Restaurants in Krakow, but
+    neither ... nor seafood restaurants", "Birds of Vietnam but not Birds of Myanmar" exclude a kind of what they
+    ask for, and ``NOT "seafood"`` also reaches "a seafood place", which the phrase would not.  Prose uses a word
+    in several senses ("stay in his own home ... don't suggest a care home")."""
+    shared = set(named) - set(core)
+    content = {w for w in lower if w[:1].isalnum() and w not in cues.ignore}
+    return bool(shared) and bool(core) and len(content) > cues.reliable_max_words
+
+
+def _item_span(lower: list[str], positions: list[int], item: list[str], cues: _Cues) -> tuple[int, int] | None:
+    """Where ``item`` (an excluded item's words) stands whole and contiguous among ``positions``, filler
+    words at its ends left out ("a care home" -> the span of "care home"); None when it does not, or when
+    what is left is one word or longer than ``max_constraint_words``."""
+    words = [w for w in item if w[:1].isalnum()]
+    while words and words[0] in cues.ignore:
+        words = words[1:]
+    while words and words[-1] in cues.ignore:
+        words = words[:-1]
+    if not 2 <= len(words) <= cues.max_constraint_words:
+        return None
+    at = set(positions)
+    for j in positions:
+        k = j + len(words)
+        if lower[j:k] == words and set(range(j, k)) <= at:
+            return j, k
+    return None
 
 
 def _span(lower: list[str], cs: int, ce: int, s: int, e: int) -> set[int]:
@@ -271,20 +321,22 @@ def _phrase_of(words: list[str], allowed: set[str], stopwords: frozenset[str]) -
 
 
 def guard_rewrite(rewrite: Rewrite, mode: str = "propose", verify: Verify | None = None,
-                  not_weight: float = GUARD_NOT_WEIGHT) -> Rewrite:
+                  not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False) -> Rewrite:
     """The guarded rewrite: the question as positive leaf (or a reliable parse) plus confirmed exclusions.
 
     Works on the result of any rewriter (rules, model, cache); the source is
     kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``,
     unchecked); ``verify`` checks the confirmed exclusions and ``not_weight``
-    sets the strength of the NOTs added to a question kept whole (see
+    sets the strength of the NOTs added to a question kept whole, ``phrases``
+    writes those that lost shared words as ``phrase:`` leaves (see
     :func:`guard_decision`).
     """
     if mode not in GUARD_MODES:
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {GUARD_MODES}")
     if mode == "off":
         return rewrite
-    decision = guard_decision(rewrite, propose=mode == "propose", verify=verify, not_weight=not_weight)
+    decision = guard_decision(rewrite, propose=mode == "propose", verify=verify, not_weight=not_weight,
+                              phrases=phrases)
     if decision.tree == rewrite.tree:  # kept as is: so are the rewriter's predicates and parse cost
         return rewrite
     return Rewrite.from_tree(rewrite.question, decision.tree, rewrite.source)
