@@ -115,3 +115,16 @@ def pyplot():
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def long_sets() -> list[Path]:
+    """The long-question sets (``eval/longq``, ``eval/longq2`` ...) in their order."""
+    sets = [p.parent for p in EVAL.glob("longq*/questions.jsonl")]
+    return sorted(sets, key=lambda p: int(p.name[5:] or 1))
+
+
+def ndcg_per_query(qrels: str | os.PathLike, run: str | os.PathLike) -> dict[str, float]:
+    """nDCG@10 of each query of ``run`` (ir_measures)."""
+    from logical_pyserini.eval import per_query_values
+
+    return {q: v["nDCG@10"] for q, v in per_query_values(qrels, run, "nDCG@10").items()}

@@ -25,18 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import EVAL, base_parser, command, header, log, md_table, write_lines
-
-
-def _long_sets() -> list[Path]:
-    sets = [p.parent for p in EVAL.glob("longq*/questions.jsonl")]
-    return sorted(sets, key=lambda p: int(p.name[5:] or 1))
-
-
-def _values(qrels: Path, run: Path) -> dict[str, float]:
-    from logical_pyserini.eval import per_query_values
-
-    return {q: v["nDCG@10"] for q, v in per_query_values(qrels, run, "nDCG@10").items()}
+from _common import base_parser, command, header, log, long_sets, md_table, ndcg_per_query, write_lines
 
 
 def _queries(run: Path) -> dict[str, str]:
@@ -54,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.search import SearchConfig, run_topics
 
-    sets = [(s.name, s / "corpus.jsonl", s / "topics.tsv", s / "qrels.txt") for s in _long_sets()]
+    sets = [(s.name, s / "corpus.jsonl", s / "topics.tsv", s / "qrels.txt") for s in long_sets()]
     if args.sets:
         wanted = set(args.sets.split(","))
         sets = [s for s in sets if s[0] in wanted]
@@ -80,13 +69,14 @@ def main(argv: list[str] | None = None) -> int:
             log(f"[phrase-not] {name}")
             index = tmp / f"{name}.idx"
             ensure_index(corpus, index)
-            base = _values(qrels, search(index, topics, tmp / f"{name}.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search(index, topics, tmp / f"{name}.bm25", plain="text"))
             queries = {}
             for label, options in variants.items():
                 for peer in (False, True):
                     run = search(index, topics, tmp / f"{name}.{len(queries)}", rewrite="rules",
                                  **({"plain": "boolean"} if peer else {}), **options)
-                    vals = {q: _values(qrels, run).get(q, 0.0) for q in base}
+                    got = ndcg_per_query(qrels, run)
+                    vals = {q: got.get(q, 0.0) for q in base}
                     drops = [vals[q] - base[q] for q in base if vals[q] < base[q] - 1e-9]
                     key = f"Boolean peer of {label}" if peer else label
                     rows_of.setdefault(key, []).append((name, float(np.mean(list(vals.values()))), len(drops),

@@ -35,16 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import EVAL, base_parser, command, header, log, md_table, write_lines
+from _common import EVAL, base_parser, command, header, log, long_sets, md_table, ndcg_per_query, write_lines
 
 FIRST_RUNS = EVAL / "verify" / "first_runs.jsonl"
 HELD_OUT_FROM = 30  # longq30 and later were written after the default weight's design sets
 DEFAULT_WEIGHTS = "1,0.7,0.5,0.4,0.3,0.2"
-
-
-def _long_sets() -> list[Path]:
-    sets = [p.parent for p in EVAL.glob("longq*/questions.jsonl")]
-    return sorted(sets, key=lambda p: int(p.name[5:] or 1))
 
 
 def soften(query: str, weight: float) -> str:
@@ -58,12 +53,6 @@ def soften(query: str, weight: float) -> str:
     if len(positive) != 1 or not isinstance(positive[0], Term) or len(positive[0].text.split()) < 8:
         return query  # a short question's parse: its NOTs stay strict
     return str(And(tuple(Not(c.child, weight) if isinstance(c, Not) else c for c in tree.children)))
-
-
-def _values(qrels: Path, run: Path) -> dict[str, float]:
-    from logical_pyserini.eval import per_query_values
-
-    return {q: v["nDCG@10"] for q, v in per_query_values(qrels, run, "nDCG@10").items()}
 
 
 def _compare(base: dict[str, float], vals: dict[str, float]) -> tuple[float, int, float]:
@@ -107,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.search import SearchConfig, run_topics
 
-    sets = _long_sets()
+    sets = long_sets()
     if args.sets:
         wanted = set(args.sets.split(","))
         sets = [s for s in sets if s.name in wanted]
@@ -136,16 +125,16 @@ def main(argv: list[str] | None = None) -> int:
             index = tmp / f"{s.name}.idx"
             ensure_index(s / "corpus.jsonl", index)
             qrels = s / "qrels.txt"
-            base = _values(qrels, search(index, s / "topics.tsv", tmp / f"{s.name}.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search(index, s / "topics.tsv", tmp / f"{s.name}.bm25", plain="text"))
             bm25_means.append(float(np.mean(list(base.values()))))
             cells = [s.name, f"{bm25_means[-1]:.3f}"]
             for w in weights:
                 run = search(index, s / "topics.tsv", tmp / f"{s.name}.today{w}", rewrite="rules",
                              rewrite_not_weight=w)
-                today[w].append(_compare(base, _values(qrels, run)))
+                today[w].append(_compare(base, ndcg_per_query(qrels, run)))
             cells.append(_latest(today, weights))
             peer = search(index, s / "topics.tsv", tmp / f"{s.name}.peer", rewrite="rules", plain="boolean")
-            boolean.append(_compare(base, _values(qrels, peer)))
+            boolean.append(_compare(base, ndcg_per_query(qrels, peer)))
             if s.name in first:
                 target = held if int(s.name[5:] or 1) >= HELD_OUT_FROM else design
                 for w in weights:
@@ -153,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                     topics.write_text("".join(f"{q}\t{soften(query, w)}\n" for q, query in first[s.name].items()),
                                       encoding="utf-8")
                     run = search(index, topics, tmp / f"{s.name}.first{w}")
-                    target[w].append(_compare(base, _values(qrels, run)))
+                    target[w].append(_compare(base, ndcg_per_query(qrels, run)))
                 cells.append(_latest(target, weights))
             else:
                 cells.append("—")
@@ -164,13 +153,13 @@ def main(argv: list[str] | None = None) -> int:
             index = tmp / "demo.idx"
             ensure_index(DEMO_DIR / "corpus.jsonl", index)
             qrels, topics = DEMO_DIR / "qrels.txt", DEMO_DIR / "topics.natural.tsv"
-            base = _values(qrels, search(index, topics, tmp / "demo.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search(index, topics, tmp / "demo.bm25", plain="text"))
             for w in weights:
-                mean, below, drop = _compare(base, _values(qrels, search(index, topics, tmp / f"demo{w}",
+                mean, below, drop = _compare(base, ndcg_per_query(qrels, search(index, topics, tmp / f"demo{w}",
                                                                           rewrite="rules", rewrite_not_weight=w)))
                 demo_rows.append(["demo, rules + guard", _label(w), 160, f"{mean:.4f}",
                                   below, f"{drop:.2f}"])
-            mean, below, drop = _compare(base, _values(qrels, search(index, topics, tmp / "demo.peer",
+            mean, below, drop = _compare(base, ndcg_per_query(qrels, search(index, topics, tmp / "demo.peer",
                                                                       rewrite="rules", plain="boolean")))
             demo_rows.append(["demo, Boolean peer", "strict", 160, f"{mean:.4f}", below, f"{drop:.2f}"])
             demo_rows.append(["demo, plain BM25", "—", 160, f"{float(np.mean(list(base.values()))):.4f}", 0, "0.00"])

@@ -13,6 +13,7 @@ hide the others; ``--skip`` leaves steps out):
 * ``guard``: ``eval/bench_rewrite_guard.py`` -- rewriting that does no harm (long questions, demo questions);
 * ``cues``: ``eval/bench_guard_cues.py`` -- the exclusions the guard keeps, against blind labelled phrasings;
 * ``soft-not``: ``eval/bench_soft_not.py`` -- the strength of the guard's NOTs (soft exclusions, ``NOT^w``);
+* ``phrase-not``: ``eval/bench_phrase_not.py`` -- the guard's NOTs as ``phrase:`` leaves (``--rewrite-phrases``);
 * ``leaf-oracle``: ``eval/bench_leaf_oracle.py`` -- the model-free default OrLog oracle vs the dense one.
 
 ``--quick`` passes ``--quick`` to every step (seconds to a few minutes in all).
@@ -52,6 +53,7 @@ DESCRIPTIONS = {
     "leaf_oracle.md": "default OrLog oracle without an LLM: leaf scores vs dense MiniLM on the demo",
     "guard_cues.md": "exclusion phrasings: what the guard keeps against labels written blind (no retrieval)",
     "soft_not.md": "soft exclusions: the guard's NOTs at weights 1 to 0.2 on first runs, today's guard and the demo",
+    "phrase_not.md": "phrase exclusions (--rewrite-phrases) vs the guard's unshared words, long sets and the demo",
 }
 
 
@@ -71,6 +73,7 @@ def steps(args) -> dict[str, list[str]]:
         "guard": ["eval/bench_rewrite_guard.py", *quick, *res],
         "cues": ["eval/bench_guard_cues.py", *quick, *res],
         "soft-not": ["eval/bench_soft_not.py", *quick, *res],
+        "phrase-not": ["eval/bench_phrase_not.py", *quick, *res],
         "leaf-oracle": ["eval/bench_leaf_oracle.py", *quick, *res],
     }
 
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retrievers", default="bm25,dense", help="Leaf retrievers of the ITLR tables.")
     p.add_argument("--sizes", default="10000,100000", help="Latency corpus sizes (full mode).")
     p.add_argument("--skip", nargs="*", default=[], choices=["synthetic", "itlr", "latency", "orlog", "guard", "cues",
-                                                                 "leaf-oracle"])
+                                                                 "soft-not", "phrase-not", "leaf-oracle"])
     args = p.parse_args(argv)
     results = Path(args.results)
     results.mkdir(parents=True, exist_ok=True)

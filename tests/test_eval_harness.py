@@ -119,7 +119,7 @@ def quick_run(tmp_path_factory):
     results, data = base / "results", base / "data"
     done = subprocess.run(
         [sys.executable, str(ROOT / "eval" / "run_all.py"), "--quick", "--results", str(results), "--data", str(data),
-         "--retrievers", "bm25", "--skip", "orlog", "guard", "leaf-oracle"],
+         "--retrievers", "bm25", "--skip", "orlog", "guard", "phrase-not", "leaf-oracle"],
         capture_output=True, text=True, timeout=900,
     )
     assert done.returncode == 0, done.stderr[-4000:]
@@ -322,3 +322,18 @@ def test_soft_not_bench_softens_only_a_question_kept_whole_and_writes_its_table(
     # 0.40 vs 1.05; today's guard leaves no question of them below plain BM25 at either weight)
     assert float(first["0.3"][5]) > float(first["strict (1)"][5])
     assert float(today["0.3"][3]) >= float(today["strict (1)"][3])
+
+
+def test_phrase_not_bench_lists_the_phrases_and_loses_nothing_on_its_quick_sets(tmp_path):
+    import bench_phrase_not as bench
+
+    assert bench.main(["--quick", "--results", str(tmp_path)]) == 0
+    text = (tmp_path / "phrase_not.md").read_text(encoding="utf-8")
+    rows = {r[0]: r for r in table(text, "| run |")}
+    plain, phrased = rows["rules + guard"], rows["rules + guard, --rewrite-phrases"]
+    assert int(plain[1]) == int(phrased[1]) == 2
+    # longq29's mg16 ("don't suggest a care home" in a question about help at home) is below plain BM25 with
+    # NOT^0.3 "care" and not with NOT^0.3 phrase:"care home"
+    assert int(phrased[3]) < int(plain[3]) and float(phrased[2]) >= float(plain[2])
+    changed = {r[1]: r for r in table(text, "| set | qid |")}
+    assert '"care home"' in changed["mg16"][5] and float(changed["mg16"][4]) > float(changed["mg16"][3])
