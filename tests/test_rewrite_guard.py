@@ -1742,3 +1742,30 @@ def test_phrases_leave_other_exclusions_alone(question, kept):
     d = guard_decision(RuleRewriter().rewrite(question), propose=True, phrases=True)
     assert d.kept == kept
     assert all(t.retriever is None for t, _ in iter_terms(d.tree))
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-62: a cue inside a name, a name said in another sentence, what someone thinks, memory, conditions
+    ("Floor squeaks. Also the Squeeeeek No More kit is a no-go for us. Any other fixes for creaky boards?",
+     ("Squeeeeek More kit",)),
+    ("Yes, I know everyone loves The Office. Workplace comedies that aren't The Office?", ("Office",)),
+    ("Books from Iceland that aren't about Iceland", ()),
+    ("Our old Civic's AC only blows cold on the highway. I can't get through a Texas summer with no AC. "
+     "What could cause it?", ()),
+    ("Honestly anything but Justin Guitar, I know everyone loves it but the pace never clicked with me.",
+     ("Justin Guitar",)),
+    ("can't remember my Gmail password, how to recover it", ()),
+    ("I'm failing pharmacology. The problem isn't that I don't understand the material, it's that I can't "
+     "remember drug names. Memory techniques for nursing students?", ()),
+    ("Third week into sourdough and my loaves keep coming out flat and dense. What am I doing wrong?", ()),
+    ("My tomato flowers dry up and fall off without turning into tomatoes. I water every evening except when it "
+     "rains. Why?", ()),
+    ("I've put on maybe 5 kilos, not a huge amount. Ways to sleep better as a woman over 50?", ()),
+    ("Lower back pain from sitting all day. No shooting pain down the legs, no numbness, and the GP said it's "
+     "muscular. Exercises please.", ()),
+    ("What's a good road trip route from Boston to Miami that avoids I-95 as much as possible?", ("I-95",)),
+    ("Dividend stocks for passive income. Tobacco and oil companies need not apply, I'd rather not own them for "
+     "personal reasons.", ("Tobacco", "oil companies")),
+])
+def test_guard_62(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

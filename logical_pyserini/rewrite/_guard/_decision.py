@@ -109,7 +109,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word: then
             # the question names the excluded thing outside the exclusion too ("Hostas are everywhere, so ... other
             # than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't about Iceland").
-            core = unshared or ([] if weak else named)
+            core = unshared or ([] if weak and _said_around(tokens, lower, in_scope, start, end, named) else named)
             if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
                 # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets" beside
                 # "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
@@ -199,6 +199,24 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
                 and j > 0 and tokens[j - 1] not in _SENTENCE_END:
             return True
     return False
+
+
+def _said_around(tokens: list[str], lower: list[str], in_scope: set[int], start: int, end: int,
+                 words: list[str]) -> bool:
+    """True when one of ``words`` (an item scoped from ``start`` to ``end``) occurs outside the exclusions in the
+    item's own sentence, or the item is no name: a contrast with the request ("Books from Iceland that aren't about
+    Iceland").  A name said only in another sentence is what the asker has had enough of ("I know everyone loves
+    The Office. Workplace comedies that aren't The Office?"); a common word there is still a contrast."""
+    if not words or not all(tokens[j][:1].isupper() and not tokens[j].isupper()  # "AC" abbreviates a common noun
+                            for j in range(start, end) if lower[j] in words):
+        return True
+    lo = start
+    while lo > 0 and lower[lo - 1] not in _SENTENCE_END:
+        lo -= 1
+    hi = end
+    while hi < len(lower) and lower[hi] not in _SENTENCE_END:
+        hi += 1
+    return any(lower[j] in words for j in range(lo, hi) if j not in in_scope)
 
 
 def _keeps_whole(lower: list[str], named: list[str], core: list[str], cues: _Cues) -> bool:

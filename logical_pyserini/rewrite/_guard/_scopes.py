@@ -66,6 +66,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     cues = _cues()
     written, tokens, quoted = _read(question)
     keywords = _keyword_query(tokens, cues)  # a search-box query: read once, asked at many tokens
+    alpha = [w for w in written if w[:1].isalpha()]
+    title_case = sum(w[:1].isupper() for w in alpha) * 2 > len(alpha)  # capitals name nothing there
     sentence_start = 0
     scopes = []
     i = 0
@@ -84,6 +86,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
             if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
                 n = 0  # "sans serif fonts"
+            if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper() \
+                    and written[i - 1][:1].isupper() and not title_case:
+                n = 0  # inside a name: "the Squeeeeek No More kit" (not in "Best Laptops Not Made By Apple")
             if n and _match(tokens, i, cues.contrast) and _asks_fact(tokens, sentence_start, i, cues):
                 n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
@@ -129,7 +134,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
         # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
-        if not n and tokens[i] in cues.split and i + 1 < len(tokens) and tokens[i + 1] not in cues.prepositions:
+        if not n and tokens[i] in cues.split and i + 1 < len(tokens) and tokens[i + 1] not in cues.prepositions \
+                and not (tokens[i] in cues.onset_verbs and _gerund(tokens[i + 1], cues)):  # "loaves keep coming out"
             # "leave pesticides out of it": the scope lies inside the cue ("the stitch count without ripping out" is
             # no "count X out")
             closes = cues.split[tokens[i]]
@@ -185,6 +191,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
+            m = _match(tokens, i + n, cues.understatements) if n and tokens[i] == "not" else 0
+            if m and (i + n + m == len(tokens) or not tokens[i + n + m][0].isalnum()):
+                n = 0  # "I've put on maybe 5 kilos, not a huge amount.": how much, not what
             if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
                 n = 0  # "no matter how I cook it"
             if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
@@ -564,6 +573,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         # about my cat", "newcomers don't know anything beyond Monopoly": what someone knows
         or (i + n + 1 < end and tokens[i + n] in cues.knowing_verbs
             and (tokens[i + n + 1] in cues.question_words or tokens[i + n + 1] in ("about", "anything")))
+        # "I can't remember drug names", "I don't understand the material": the asker's memory or grasp
+        or (i + n < end and tokens[i + n] in cues.memory_verbs)
         # "Neither me nor her dad swam competitively": the people of the story, not a thing
         or (tokens[i] == "nor" and any(tokens[j] == "neither" and j + 1 < i and tokens[j + 1] in cues.personal
                                        for j in range(sentence_start, i)))

@@ -162,6 +162,8 @@ class _Cues:
     message_verbs: frozenset[str] = frozenset()  # "printer says no paper": what a machine shows
     devices: frozenset[str] = frozenset()  # "printer", "router", "git": things whose "says no X" is a message
     knowledge: tuple[tuple[str, ...], ...] = ()  # "I know": after an experience, what it taught, not what to omit
+    memory_verbs: frozenset[str] = frozenset()  # "I can't remember drug names": the asker's memory, not a thing
+    understatements: tuple[tuple[str, ...], ...] = ()  # "..., not a huge amount.": how much, not what
     refusals: frozenset[str] = frozenset()  # "she won't touch fish", "the landlord doesn't allow drilling": a limit
     situation_pronouns: frozenset[str] = frozenset()  # "it's not getting better": the thing asked about
     comparison_words: frozenset[str] = frozenset()  # "not as depressing": a degree, no thing
@@ -433,6 +435,8 @@ def _cues() -> _Cues:
         indirect=words("indirect_objects"),
         giving=words("giving_verbs"),
         knowledge=seqs("knowledge_cues"),
+        memory_verbs=words("memory_verbs"),
+        understatements=seqs("understatements"),
         experiences=seqs("experience_cues"),
         message_verbs=words("message_verbs"),
         devices=words("device_nouns"),
