@@ -69,6 +69,18 @@ def test_phrase_scores_are_lucenes(searcher):
     assert set(leaves.docids(every[exact > 0])) == {"p1", "p4"}
 
 
+def test_phrase_retriever_alone_reads_texts_as_phrases(index, searcher):
+    from logical_pyserini.retrieve import LucenePhraseLeaves
+
+    alone = LucenePhraseLeaves(str(index))
+    try:
+        hits = alone.search("care home", 10)
+        assert sorted(alone.docids(hits.docs)) == ["p1", "p4"]
+        assert np.array_equal(hits.scores, searcher.leaves.search(Phrase("care home"), 10).scores)
+    finally:
+        alone.close()
+
+
 def test_not_phrase_excludes_only_the_phrase(searcher):
     hits = searcher.search('home AND NOT phrase:"care home"', 10)
     top = [h.docid for h in hits]

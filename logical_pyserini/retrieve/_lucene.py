@@ -580,6 +580,10 @@ class LucenePhraseLeaves(LuceneLeafScorer):
     name = "phrase"
     index_option = None  # the searcher's own index
 
+    def _build_query(self, leaf: "str | Phrase"):
+        # On its own (not through a searcher's backend), every text given to it is a phrase.
+        return super()._build_query(leaf if isinstance(leaf, Phrase) else Phrase(leaf))
+
     @classmethod
     def calibration_key(cls) -> str | None:
         return "bm25"  # the same BM25 similarity, so the same sigmoid parameters
