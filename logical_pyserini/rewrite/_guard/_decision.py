@@ -79,7 +79,9 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
-                if _keeps_whole(lower, named, core, cues) and (span := _item_span(lower, sorted(in_scope), words, cues)):
+                span = _item_span(lower, sorted(in_scope), words, cues) if _keeps_whole(lower, named, core, cues) \
+                    else None
+                if span:
                     whole_at[tuple(core)] = span
         elif top and rewrite.source in _MODEL_SOURCES and (
                 said := _said_in_negative_clause(term, question, tokens, cue_tokens, cues)):
@@ -116,9 +118,10 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
                 kept = [k for k in kept if not set(k) < set(core)] + [core]
                 stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
             # the stated item whole, for --rewrite-phrases (also when the rewrite's own NOT kept the same words)
-            if unshared and _keeps_whole(lower, named, unshared, cues) and core in kept and tuple(core) not in whole_at and (
-                    span := _item_span(lower, list(range(start, end)), item, cues)):
-                whole_at[tuple(core)] = span
+            if unshared and _keeps_whole(lower, named, unshared, cues) and core in kept and tuple(core) not in whole_at:
+                span = _item_span(lower, list(range(start, end)), item, cues)
+                if span:
+                    whole_at[tuple(core)] = span
     # Write each kept exclusion with the question's own spelling, in the question's order.
     spelled, wholes = [], []
     for core in kept:
