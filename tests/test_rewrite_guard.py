@@ -1769,3 +1769,13 @@ def test_phrases_leave_other_exclusions_alone(question, kept):
 ])
 def test_guard_62(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-63: a description corrected after "It's ...", the object of a gerund
+    ("My laptop is slow. It's got 8GB RAM and I think still the original hard drive, not an SSD. Step by step "
+     "upgrade guides for a beginner? Switching to Linux Mint is not an option.", ("Linux Mint",)),
+    ("I would prefer to avoid going to court if at all possible. How do small claims mediations work?", ("court",)),
+])
+def test_guard_63(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from .._types import Rewrite
-from ._text import _Cues, _SENTENCE_END, _cues, _match, _words
+from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _words
 from ._situations import _clause_state, _contrast, _negated_action
 from ._scopes import _items, _scoped_tokens, negative_clauses
 
@@ -96,6 +96,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         for cs, ce, start, end in scopes:
             weak = _contrast(lower, tokens, cs, ce, cues)
             for item in _items(lower, start, end, cues):
+                item = _gerund_object(item, cues)
                 whole = [w for w in item if w[:1].isalnum()]
                 if _written_name(tokens, lower, list(range(start, end)), whole, outside_words, cues):
                     named = unshared = whole  # "One Piece": a name stays whole
@@ -202,6 +203,14 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
                 and j > 0 and tokens[j - 1] not in _SENTENCE_END:
             return True
     return False
+
+
+def _gerund_object(item: list[str], cues: _Cues) -> list[str]:
+    """An item that opens with an -ing verb and a preposition names the verb's object: "switching to Linux Mint is
+    not an option" excludes Linux Mint, "not interested in paying for a subscription" a subscription."""
+    if len(item) >= 3 and _gerund(item[0], cues) and item[1] in ("to", "with", "for", "from", "into"):
+        return item[2:]
+    return item
 
 
 def _said_around(tokens: list[str], lower: list[str], in_scope: set[int], start: int, end: int,

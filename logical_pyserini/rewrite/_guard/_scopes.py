@@ -719,12 +719,14 @@ def _told_wish(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
 def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
     """True when "not" at ``i`` follows a comma after a sentence that describes something: a determiner, one or two
     words and a copula open it ("The walls are plasterboard, not brick"; "museums in Paris, not art museums" and "I
-    want a hotel, not a hostel" ask)."""
+    want a hotel, not a hostel" ask), or one of ``situation_pronouns`` does ("It's got 8GB RAM and I think still the
+    original hard drive, not an SSD")."""
     if tokens[i + n - 1] != "not" or i < 2 or tokens[i - 1] != ",":
         return False
     head = tokens[sentence_start : i - 1]
-    return len(head) >= 4 and head[0] in cues.determiners and head[0] not in cues.personal \
-        and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4]) \
+    opens = (head[0] in cues.determiners and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4])) \
+        if head else False
+    return len(head) >= 4 and (opens or head[0] in cues.situation_pronouns) and head[0] not in cues.personal \
         and not any(t in _COMMA_LIKE for t in head)
 
 
