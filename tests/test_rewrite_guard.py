@@ -1779,3 +1779,13 @@ def test_guard_62(question, kept):
 ])
 def test_guard_63(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_guard_64_fronted_object():
+    q = ("I have about 20 years of family photos scattered across old laptops. Which cloud storage service should I "
+         "use? Google Photos I refuse to use after their storage policy change.")
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Google",)
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True, phrases=True).kept == ("Google Photos",)
+    # a pronoun subject with a forward object keeps reading forward
+    assert guard_decision(RuleRewriter().rewrite("Cloud storage for photos. I refuse to use Dropbox."),
+                          propose=True).kept == ("Dropbox",)

@@ -296,6 +296,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # ("players who aren't LeBron" and "my dad who hates gadgets", a taste, still exclude)
                 i += n
                 continue
+            fronted = _fragment_names(written, sentence_start, i) if end == i + n and kind == "strong" \
+                and i - 1 > sentence_start and tokens[i - 1] in cues.personal else None
+            if fronted:  # "Google Photos I refuse to use after their policy change": the object comes first
+                scopes.append((i, i + n, *fronted))
+                i += n
+                continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if not back and kind == "anaphoric" and tokens[i + n - 1] in cues.else_words:
