@@ -61,14 +61,14 @@ def score(items: list[dict], kept: dict[str, tuple[str, ...]]) -> dict:
     return out
 
 
-def _kept(items: list[dict], rw, name: str, verify=None) -> dict[str, tuple[str, ...]]:
+def _kept(items: list[dict], rw, name: str, verify=None, phrases: bool = False) -> dict[str, tuple[str, ...]]:
     """The exclusions the default guard keeps for each request, rewritten by ``rw`` (spec ``name``) and checked by
-    ``verify`` when given."""
+    ``verify`` when given; with ``phrases``, as ``--rewrite-phrases`` writes them."""
     from tqdm import tqdm
 
     from logical_pyserini.rewrite import guard_decision
 
-    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True, verify=verify).kept
+    return {item["id"]: guard_decision(rw.rewrite(item["question"]), propose=True, verify=verify, phrases=phrases).kept
             for item in tqdm(items, desc=f"rewrite ({name})", unit="request",
                              disable=name == "rules" and verify is None)}
 
@@ -81,6 +81,8 @@ def main(argv=None) -> None:
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers (llm).")
     p.add_argument("--verify", action="store_true",
                    help="Let the model veto kept exclusions (rewrite.ExclusionVerifier, the embedded model).")
+    p.add_argument("--phrases", action="store_true",
+                   help="Exclusions as --rewrite-phrases writes them (an item that lost shared words kept whole).")
     args = p.parse_args(argv)
     from logical_pyserini.rewrite import build_verifier, get_rewriter
     from logical_pyserini.rewrite._guard._text import _cues
@@ -99,7 +101,7 @@ def main(argv=None) -> None:
         if args.quick:
             items = items[:10] + [i for i in items if i["kind"] == "none"][:5]
         log(f"[cues] {path.name}: {len(items)} requests")
-        s = score(items, _kept(items, rw, args.rewriter, verify))
+        s = score(items, _kept(items, rw, args.rewriter, verify, args.phrases))
         summary.append([path.name, f"{s['items found']} / {s['items']}", f"{s['items found'] / max(s['items'], 1):.3f}",
                         f"{s['questions all found']} / {s['exclusion questions']}",
                         s["questions with a spurious NOT"], f"{s['controls with a NOT']} / {s['controls']}"])
@@ -114,10 +116,12 @@ def main(argv=None) -> None:
                    f"Rewriter `{args.rewriter}`, guard `propose` (search's default), cue lists `{_cues().version}`"
                    + (f", exclusions checked by the model (`{verify.prompt['version']}`, veto when P(situation) > "
                       f"{verify.max_situation:.2f}: {verify.stats['vetoed']} of {verify.stats['judged']} vetoed)"
-                      if verify else "") + ". No retrieval: the kept NOTs are compared with the labelled excluded items.")
+                      if verify else "") + (", `--rewrite-phrases`" if args.phrases else "")
+                   + ". No retrieval: the kept NOTs are compared with the labelled excluded items.")
     lines += md_table(["file", "excluded items found", "recall", "requests with every item found",
                        "requests with a spurious NOT", "controls with a NOT"], summary) + [""] + sections
-    name = "guard_cues" + ("" if args.rewriter == "rules" else f"_{args.rewriter}") + ("_verify" if verify else "")
+    name = "guard_cues" + ("" if args.rewriter == "rules" else f"_{args.rewriter}") + ("_verify" if verify else "") \
+        + ("_phrases" if args.phrases else "")
     name += ".md" if len(args.phrasings) > 1 or args.phrasings == [str(f) for f in PHRASINGS] else \
         f"_{Path(args.phrasings[0]).stem}.md"
     log(f"[cues] written {write_lines(Path(args.results) / name, lines)}")

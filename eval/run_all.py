@@ -52,6 +52,7 @@ DESCRIPTIONS = {
     "rewrite_guard_rules.md": "rewriting that does no harm: plain BM25 vs rules (unguarded / guarded) vs Boolean peer",
     "leaf_oracle.md": "default OrLog oracle without an LLM: leaf scores vs dense MiniLM on the demo",
     "guard_cues.md": "exclusion phrasings: what the guard keeps against labels written blind (no retrieval)",
+    "guard_cues_phrases.md": "the same with --rewrite-phrases (items that lost shared words kept whole)",
     "soft_not.md": "soft exclusions: the guard's NOTs at weights 1 to 0.2 on first runs, today's guard and the demo",
     "phrase_not.md": "phrase exclusions (--rewrite-phrases) vs the guard's unshared words, long sets and the demo",
 }
