@@ -128,3 +128,15 @@ def ndcg_per_query(qrels: str | os.PathLike, run: str | os.PathLike) -> dict[str
     from logical_pyserini.eval import per_query_values
 
     return {q: v["nDCG@10"] for q, v in per_query_values(qrels, run, "nDCG@10").items()}
+
+
+def search_run(index: str | os.PathLike, topics: str | os.PathLike, out: str | os.PathLike, **options) -> Path:
+    """``python -m logical_pyserini.search`` in process (1,000 hits, quiet) into ``out``; any failed topic stops
+    the benchmark with its message (a run missing topics would score them 0)."""
+    from logical_pyserini.search import SearchConfig, run_topics
+
+    report = run_topics(SearchConfig(topics=str(topics), output=str(out), index=str(index), hits=1000, quiet=True,
+                                     **options))
+    if report.failures:
+        raise SystemExit(f"{out}: {len(report.failures)} topics failed: {report.failures}")
+    return Path(out)

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import base_parser, command, header, log, long_sets, md_table, ndcg_per_query, write_lines
+from _common import (base_parser, command, header, log, long_sets, md_table, ndcg_per_query, search_run,
+                     write_lines)
 
 
 def _queries(run: Path) -> dict[str, str]:
@@ -41,7 +42,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
-    from logical_pyserini.search import SearchConfig, run_topics
 
     sets = [(s.name, s / "corpus.jsonl", s / "topics.tsv", s / "qrels.txt") for s in long_sets()]
     if args.sets:
@@ -58,22 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
 
-        def search(index: Path, topics: Path, out: Path, **options) -> Path:
-            report = run_topics(SearchConfig(topics=str(topics), output=str(out), index=str(index), hits=1000,
-                                             quiet=True, **options))
-            if report.failures:
-                raise SystemExit(f"{out}: {len(report.failures)} topics failed: {report.failures}")
-            return out
-
         for name, corpus, topics, qrels in sets:
             log(f"[phrase-not] {name}")
             index = tmp / f"{name}.idx"
             ensure_index(corpus, index)
-            base = ndcg_per_query(qrels, search(index, topics, tmp / f"{name}.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search_run(index, topics, tmp / f"{name}.bm25", plain="text"))
             queries = {}
             for label, options in variants.items():
                 for peer in (False, True):
-                    run = search(index, topics, tmp / f"{name}.{len(queries)}", rewrite="rules",
+                    run = search_run(index, topics, tmp / f"{name}.{len(queries)}", rewrite="rules",
                                  **({"plain": "boolean"} if peer else {}), **options)
                     got = ndcg_per_query(qrels, run)
                     vals = {q: got.get(q, 0.0) for q in base}

@@ -35,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import EVAL, base_parser, command, header, log, long_sets, md_table, ndcg_per_query, write_lines
+from _common import (EVAL, base_parser, command, header, log, long_sets, md_table, ndcg_per_query, search_run,
+                     write_lines)
 
 FIRST_RUNS = EVAL / "verify" / "first_runs.jsonl"
 HELD_OUT_FROM = 30  # longq30 and later were written after the default weight's design sets
@@ -94,7 +95,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from logical_pyserini.data import DEMO_DIR
     from logical_pyserini.demo import ensure_index
-    from logical_pyserini.search import SearchConfig, run_topics
 
     sets = long_sets()
     if args.sets:
@@ -107,13 +107,6 @@ def main(argv: list[str] | None = None) -> int:
         row = json.loads(line)
         first.setdefault(row["set"], {})[row["qid"]] = row["query"]
 
-    def search(index: Path, topics: Path, out: Path, **options) -> Path:
-        report = run_topics(SearchConfig(topics=str(topics), output=str(out), index=str(index), hits=1000,
-                                         quiet=True, **options))
-        if report.failures:
-            raise SystemExit(f"{out}: {len(report.failures)} topics failed: {report.failures}")
-        return out
-
     design = {w: [] for w in weights}
     held = {w: [] for w in weights}
     today = {w: [] for w in weights}
@@ -125,15 +118,15 @@ def main(argv: list[str] | None = None) -> int:
             index = tmp / f"{s.name}.idx"
             ensure_index(s / "corpus.jsonl", index)
             qrels = s / "qrels.txt"
-            base = ndcg_per_query(qrels, search(index, s / "topics.tsv", tmp / f"{s.name}.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search_run(index, s / "topics.tsv", tmp / f"{s.name}.bm25", plain="text"))
             bm25_means.append(float(np.mean(list(base.values()))))
             cells = [s.name, f"{bm25_means[-1]:.3f}"]
             for w in weights:
-                run = search(index, s / "topics.tsv", tmp / f"{s.name}.today{w}", rewrite="rules",
+                run = search_run(index, s / "topics.tsv", tmp / f"{s.name}.today{w}", rewrite="rules",
                              rewrite_not_weight=w)
                 today[w].append(_compare(base, ndcg_per_query(qrels, run)))
             cells.append(_latest(today, weights))
-            peer = search(index, s / "topics.tsv", tmp / f"{s.name}.peer", rewrite="rules", plain="boolean")
+            peer = search_run(index, s / "topics.tsv", tmp / f"{s.name}.peer", rewrite="rules", plain="boolean")
             boolean.append(_compare(base, ndcg_per_query(qrels, peer)))
             if s.name in first:
                 target = held if int(s.name[5:] or 1) >= HELD_OUT_FROM else design
@@ -141,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     topics = tmp / f"{s.name}.first{w}.tsv"
                     topics.write_text("".join(f"{q}\t{soften(query, w)}\n" for q, query in first[s.name].items()),
                                       encoding="utf-8")
-                    run = search(index, topics, tmp / f"{s.name}.first{w}")
+                    run = search_run(index, topics, tmp / f"{s.name}.first{w}")
                     target[w].append(_compare(base, ndcg_per_query(qrels, run)))
                 cells.append(_latest(target, weights))
             else:
@@ -153,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
             index = tmp / "demo.idx"
             ensure_index(DEMO_DIR / "corpus.jsonl", index)
             qrels, topics = DEMO_DIR / "qrels.txt", DEMO_DIR / "topics.natural.tsv"
-            base = ndcg_per_query(qrels, search(index, topics, tmp / "demo.bm25", plain="text"))
+            base = ndcg_per_query(qrels, search_run(index, topics, tmp / "demo.bm25", plain="text"))
             for w in weights:
-                mean, below, drop = _compare(base, ndcg_per_query(qrels, search(index, topics, tmp / f"demo{w}",
-                                                                          rewrite="rules", rewrite_not_weight=w)))
+                run = search_run(index, topics, tmp / f"demo{w}", rewrite="rules", rewrite_not_weight=w)
+                mean, below, drop = _compare(base, ndcg_per_query(qrels, run))
                 demo_rows.append(["demo, rules + guard", _label(w), 160, f"{mean:.4f}",
                                   below, f"{drop:.2f}"])
-            mean, below, drop = _compare(base, ndcg_per_query(qrels, search(index, topics, tmp / "demo.peer",
-                                                                      rewrite="rules", plain="boolean")))
+            peer = search_run(index, topics, tmp / "demo.peer", rewrite="rules", plain="boolean")
+            mean, below, drop = _compare(base, ndcg_per_query(qrels, peer))
             demo_rows.append(["demo, Boolean peer", "strict", 160, f"{mean:.4f}", below, f"{drop:.2f}"])
             demo_rows.append(["demo, plain BM25", "—", 160, f"{float(np.mean(list(base.values()))):.4f}", 0, "0.00"])
 
