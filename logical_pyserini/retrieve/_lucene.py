@@ -165,7 +165,7 @@ class LuceneLeafScorer(LeafRetriever):
         self._starts = np.array([base for _, base, _ in self._segments], dtype=np.int64)
         self._id_kind = self._docid_storage()
         self._index_dir = str(index_dir)
-        self._positions = self._has_positions()
+        self._positions: bool | None = None  # whether ``contents`` has positions: read on the first phrase leaf
         self._query_builder = None
         self._docid_cache: dict[int, str] = {}
         self._score_doc = autoclass("org.apache.lucene.search.ScoreDoc")
@@ -235,6 +235,8 @@ class LuceneLeafScorer(LeafRetriever):
         """Lucene's ``QueryBuilder.createPhraseQuery`` with this scorer's analyzer: the same tokens as
         the bag of words, at the positions the analyzer gives them (a removed stopword leaves a gap,
         as it did at indexing); one token is a ``TermQuery``; no token matches nothing."""
+        if self._positions is None:
+            self._positions = self._has_positions()
         if not self._positions:
             raise ValueError(f"phrase: leaves need word positions, and the index {self._index_dir} was built "
                              "without them; rebuild it with python -m logical_pyserini.index (which stores "

@@ -104,11 +104,12 @@ class RetrieverBackend:
 
     def score_many(self, terms: list[Term], docs: np.ndarray) -> list[np.ndarray]:
         """:meth:`score` of several leaves for the same documents (one pass where the retriever can)."""
-        retrievers = {id(self._leaf(t)[0]): self._leaf(t)[0] for t in terms}
-        many = getattr(retrievers.popitem()[1], "score_many", None) if len(retrievers) == 1 else None
+        leaves = [self._leaf(t) for t in terms]
+        one = len({id(retriever) for retriever, _ in leaves}) == 1
+        many = getattr(leaves[0][0], "score_many", None) if one else None
         if many is None:
-            return [self.score(t, docs) for t in terms]
-        return many(self._keys(terms), docs)
+            return [retriever.score(leaf, docs) for retriever, leaf in leaves]
+        return many([leaf for _, leaf in leaves], docs)
 
     def bound_query_ready(self, tree: Node) -> bool:
         """Whether the leaves of ``tree`` go to one retriever that ranks a

@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 
 from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from .._types import Rewrite
-from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _words
+from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _title_case, _words
 from ._situations import _clause_state, _contrast, _negated_action
 from ._scopes import _items, _scoped_tokens, negative_clauses
 
@@ -67,6 +67,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     said_at: dict[tuple[str, ...], list[int]] = {}  # a kept NOT confirmed by its clause, not a scope: where it is
     stated_at: dict[tuple[str, ...], list[int]] = {}  # a NOT the question states: where its item is
     whole_at: dict[tuple[str, ...], tuple[int, int]] = {}  # a kept NOT that lost shared words: its whole item's span
+    prose = phrases and _prose(lower, cues)
     for term, negated in iter_terms(rewrite.tree):
         if not negated:
             continue
@@ -79,7 +80,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         if core and len(core) <= cues.max_constraint_words and top:
             if not any(set(core) <= set(k) for k in kept):
                 kept.append(core)
-                span = _item_span(lower, sorted(in_scope), words, cues) if _keeps_whole(lower, named, core, cues) \
+                span = _item_span(lower, sorted(in_scope), words, cues) if prose and _lost_shared(named, core) \
                     else None
                 if span:
                     whole_at[tuple(core)] = span
@@ -119,7 +120,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
                 kept = [k for k in kept if not set(k) < set(core)] + [core]
                 stated_at[tuple(core)] = [j for j in range(start, end) if lower[j] in core]
             # the stated item whole, for --rewrite-phrases (also when the rewrite's own NOT kept the same words)
-            if unshared and _keeps_whole(lower, named, unshared, cues) and core in kept and tuple(core) not in whole_at:
+            if prose and _lost_shared(named, unshared) and core in kept and tuple(core) not in whole_at:
                 span = _item_span(lower, list(range(start, end)), item, cues)
                 if span:
                     whole_at[tuple(core)] = span
@@ -129,7 +130,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         js = said_at.get(tuple(core)) or stated_at.get(tuple(core)) or sorted(j for j in in_scope if lower[j] in core)
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
         span = whole_at.get(tuple(core))
-        wholes.append(" ".join(tokens[span[0]:span[1]]) if span and phrases else None)
+        wholes.append(" ".join(tokens[span[0]:span[1]]) if span else None)
     vetoed: list[str] = []
     if verify is not None and spelled:
         flags = list(verify(rewrite.question, tuple(spelled)))
@@ -193,8 +194,7 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
     capitals name nothing."""
     if len(words) < 2 or any(w in outside for w in words if w not in cues.ignore):
         return False
-    alpha = [t for t in tokens if t[:1].isalpha()]
-    if sum(t[:1].isupper() for t in alpha) * 2 > len(alpha):
+    if _title_case(tokens):
         return False
     at = set(positions)
     for j in positions:
@@ -225,22 +225,21 @@ def _said_around(tokens: list[str], lower: list[str], in_scope: set[int], start:
     lo = start
     while lo > 0 and lower[lo - 1] not in _SENTENCE_END:
         lo -= 1
-    hi = end
-    while hi < len(lower) and lower[hi] not in _SENTENCE_END:
-        hi += 1
-    return any(lower[j] in words for j in range(lo, hi) if j not in in_scope)
+    return any(lower[j] in words for j in range(lo, _sentence_end(lower, end)) if j not in in_scope)
 
 
-def _keeps_whole(lower: list[str], named: list[str], core: list[str], cues: _Cues) -> bool:
-    """Whether an exclusion that kept only ``core`` of its ``named`` words may be written whole as a phrase
-    (``--rewrite-phrases``): it lost shared words, and the question is prose, with more content words than a
-    noun-phrase query has (``reliable_max_words``).  A short question names classes: "Restaurants in Krakow, but
-    neither ... nor seafood restaurants", "Birds of Vietnam but not Birds of Myanmar" exclude a kind of what they
-    ask for, and ``NOT "seafood"`` also reaches "a seafood place", which the phrase would not.  Prose uses a word
-    in several senses ("stay in his own home ... don't suggest a care home")."""
-    shared = set(named) - set(core)
-    content = {w for w in lower if w[:1].isalnum() and w not in cues.ignore}
-    return bool(shared) and bool(core) and len(content) > cues.reliable_max_words
+def _prose(lower: list[str], cues: _Cues) -> bool:
+    """Whether the question is prose, with more content words than a noun-phrase query has (``reliable_max_words``):
+    only there does ``--rewrite-phrases`` write an exclusion whole.  A short question names classes: "Restaurants in
+    Krakow, but neither ... nor seafood restaurants", "Birds of Vietnam but not Birds of Myanmar" exclude a kind of
+    what they ask for, and ``NOT "seafood"`` also reaches "a seafood place", which the phrase would not.  Prose uses
+    a word in several senses ("stay in his own home ... don't suggest a care home")."""
+    return len({w for w in lower if w[:1].isalnum() and w not in cues.ignore}) > cues.reliable_max_words
+
+
+def _lost_shared(named: list[str], core: list[str]) -> bool:
+    """Whether an exclusion kept only ``core`` of its ``named`` words, dropping some the question shares."""
+    return bool(core) and bool(set(named) - set(core))
 
 
 def _item_span(lower: list[str], positions: list[int], item: list[str], cues: _Cues) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
-                    _inside, _match, _plain, _plural, _sentence_end, _words)
+                    _inside, _match, _plain, _plural, _sentence_end, _title_case, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
                           _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings,
                           _harms_asker, _idle_negation, _unneeded,
@@ -66,8 +66,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
     cues = _cues()
     written, tokens, quoted = _read(question)
     keywords = _keyword_query(tokens, cues)  # a search-box query: read once, asked at many tokens
-    alpha = [w for w in written if w[:1].isalpha()]
-    title_case = sum(w[:1].isupper() for w in alpha) * 2 > len(alpha)  # capitals name nothing there
+    title_case = _title_case(written)
     sentence_start = 0
     scopes = []
     i = 0
@@ -730,10 +729,10 @@ def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: in
     if tokens[i + n - 1] != "not" or i < 2 or tokens[i - 1] != ",":
         return False
     head = tokens[sentence_start : i - 1]
-    opens = (head[0] in cues.determiners and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4])) \
-        if head else False
-    return len(head) >= 4 and (opens or head[0] in cues.situation_pronouns) and head[0] not in cues.personal \
-        and not any(t in _COMMA_LIKE for t in head)
+    if len(head) < 4 or head[0] in cues.personal or any(t in _COMMA_LIKE for t in head):
+        return False
+    return head[0] in cues.situation_pronouns or (
+        head[0] in cues.determiners and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4]))
 
 
 def _names_only(written: list[str], start: int, end: int) -> bool:

@@ -501,6 +501,13 @@ def _match(tokens: list[str], i: int, seqs) -> int:
     return 0
 
 
+def _title_case(written: list[str]) -> bool:
+    """True when most words of a question are capitalised ("Best Budget Laptops Not Made By Apple"): capitals name
+    nothing there."""
+    alpha = [w for w in written if w[:1].isalpha()]
+    return sum(w[:1].isupper() for w in alpha) * 2 > len(alpha)
+
+
 def _sentence_end(tokens: list[str], i: int) -> int:
     """The position of the first sentence end at or after ``i`` (the end of the tokens when there is none)."""
     return next((j for j in range(i, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
