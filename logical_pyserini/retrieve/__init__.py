@@ -31,9 +31,10 @@ _LAZY = {"HybridLeafRetriever": "._hybrid", "ImpactLeafScorer": "._impact"}
 
 __all__ = [
     "ENTRY_POINT_GROUP", "FaissLeafScorer", "HybridLeafRetriever", "ImpactLeafScorer", "LeafHits", "LeafRetriever",
-    "LeafStatistics", "boolean_query", "LuceneLeafScorer", "LucenePhraseLeaves", "Phrase", "MappedRetriever", "add_retriever_arguments", "open_retrievers",
-    "retriever_indexes", "calibration_keys", "check_faiss_index", "check_lucene_index", "exact_scores", "get_retriever",
-    "read_docids", "register_retriever", "retriever_names", "unregister_retriever",
+    "LeafStatistics", "boolean_query", "LuceneLeafScorer", "LucenePhraseLeaves", "Phrase", "MappedRetriever",
+    "add_retriever_arguments", "open_retrievers", "retriever_indexes", "calibration_keys", "check_faiss_index",
+    "check_lucene_index", "exact_scores", "get_retriever", "read_docids", "register_retriever", "retriever_names",
+    "unregister_retriever",
 ]
 
 
