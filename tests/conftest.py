@@ -30,6 +30,15 @@ def write_corpus(path: Path, docs: list[tuple[str, str]]) -> Path:
     return path
 
 
+def lucene_index(tmp_path_factory, name: str, docs: list[tuple[str, str]]) -> Path:
+    """A real Lucene index of ``docs`` ((docid, text) pairs) under a fresh temporary folder ``name``."""
+    from logical_pyserini.index import build_lucene_index
+
+    root = tmp_path_factory.mktemp(name)
+    build_lucene_index(write_corpus(root / "c.jsonl", docs), root / "idx", progress=False)
+    return root / "idx"
+
+
 @pytest.fixture(scope="session")
 def museum_corpus(tmp_path_factory) -> Path:
     return write_corpus(tmp_path_factory.mktemp("corpus") / "museums.jsonl", MUSEUMS)

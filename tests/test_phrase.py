@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import write_corpus
+from conftest import lucene_index
 from logical_pyserini.query import parse_query
 from logical_pyserini.retrieve import Phrase, get_retriever
 from logical_pyserini.search import LogicalLuceneSearcher, SearchConfig, exhaustive, run_topics
@@ -24,11 +24,7 @@ DOCS = [
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    from logical_pyserini.index import build_lucene_index
-
-    root = tmp_path_factory.mktemp("phrase")
-    build_lucene_index(write_corpus(root / "c.jsonl", DOCS), root / "idx", progress=False)
-    return root / "idx"
+    return lucene_index(tmp_path_factory, "phrase", DOCS)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import write_corpus
+from conftest import lucene_index
 from logical_pyserini.compose import Operators, compose
 from logical_pyserini.query import And, Not, QuerySyntaxError, Term, map_terms, parse_query, pin_negated
 from logical_pyserini.rerank._problog import CompiledFormula, program_posterior
@@ -90,12 +90,9 @@ DOCS = [
 
 @pytest.fixture(scope="module")
 def flights(tmp_path_factory):
-    from logical_pyserini.index import build_lucene_index
     from logical_pyserini.search import LogicalLuceneSearcher
 
-    root = tmp_path_factory.mktemp("soft")
-    build_lucene_index(write_corpus(root / "c.jsonl", DOCS), root / "idx", progress=False)
-    searcher = LogicalLuceneSearcher(str(root / "idx"))
+    searcher = LogicalLuceneSearcher(str(lucene_index(tmp_path_factory, "soft", DOCS)))
     yield searcher
     searcher.close()
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import write_corpus
+from conftest import lucene_index
 from logical_pyserini.compose import AND_OPERATORS, bound_query, NOT_OPERATORS, OR_OPERATORS, Normalizer, Operators, SigmoidParams
 from logical_pyserini.query import And, Not, Or, Term
 from logical_pyserini.query import distinct_terms as query_terms
@@ -23,14 +23,10 @@ N_DOCS = 400
 @pytest.fixture(scope="module")
 def small_index(tmp_path_factory):
     """400 documents over 24 Zipf-distributed words: leaves overlap, lists run deep."""
-    from logical_pyserini.index import build_lucene_index
-
     rng = random.Random(5)
     weights = [1 / (r + 1) for r in range(len(WORDS))]
     docs = [(f"d{i:04d}", " ".join(rng.choices(WORDS, weights, k=rng.randint(3, 12)))) for i in range(N_DOCS)]
-    root = tmp_path_factory.mktemp("topk")
-    build_lucene_index(write_corpus(root / "c.jsonl", docs), root / "idx", progress=False)
-    return root / "idx"
+    return lucene_index(tmp_path_factory, "topk", docs)
 
 
 @pytest.fixture(scope="module")
