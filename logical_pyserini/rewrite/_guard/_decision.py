@@ -95,7 +95,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     if propose:  # exclusions the question states that the rewrite missed
         stated = []  # (the scope's item span, after a weak cue?, named words, those not shared with the question)
         for cs, ce, start, end in scopes:
-            weak = _contrast(lower, tokens, cs, ce, cues)
+            # "so definitely not the Tour du Mont Blanc again": a repeat refused, not a contrast with the request
+            weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1]
             for item in _items(lower, start, end, cues):
                 item = _gerund_object(item, cues)
                 whole = [w for w in item if w[:1].isalnum()]
@@ -113,7 +114,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             # Shared words are heads ("but not *art* museums"), unless a strong cue's item has no other word: then
             # the question names the excluded thing outside the exclusion too ("Hostas are everywhere, so ... other
             # than hostas"); after a weak cue it is a contrast ("Books from Iceland that aren't about Iceland").
-            core = unshared or ([] if weak and _said_around(tokens, lower, in_scope, start, end, named) else named)
+            core = unshared or ([] if weak and _said_around(tokens, lower, in_scope, start, end, named)
+                                and not _tried_elsewhere(lower, in_scope, named, cues) else named)
             if core and len(core) <= cues.max_constraint_words and not any(set(core) <= set(k) for k in kept):
                 # A kept exclusion that is a fragment of this stated one ("diets" of the model's "keto diets" beside
                 # "ketogenic diets") would exclude more than asked: the stated phrase replaces it.
@@ -226,6 +228,24 @@ def _said_around(tokens: list[str], lower: list[str], in_scope: set[int], start:
     while lo > 0 and lower[lo - 1] not in _SENTENCE_END:
         lo -= 1
     return any(lower[j] in words for j in range(lo, _sentence_end(lower, end)) if j not in in_scope)
+
+
+def _tried_elsewhere(lower: list[str], in_scope: set[int], words: list[str], cues: _Cues) -> bool:
+    """True when every mention of ``words`` outside the exclusions is the object of something the asker tried, did
+    or had ("I tried a memory foam topper last year ..., so I'd rather avoid memory foam entirely"): the same thing
+    again, not a contrast with the request.  The verb stands at most three words before the mention, in its clause."""
+    seen = False
+    for j, w in enumerate(lower):
+        if j in in_scope or w not in words or (j > 0 and lower[j - 1] in words and j - 1 not in in_scope):
+            continue  # a mention is read from its first word
+        seen = True
+        k, lo = j - 1, max(0, j - 4)
+        while k >= lo and lower[k][:1].isalnum() and lower[k] not in cues.boundary \
+                and lower[k] not in cues.tried_verbs and lower[k] not in cues.experienced:
+            k -= 1
+        if not (k >= lo and (lower[k] in cues.tried_verbs or lower[k] in cues.experienced)):
+            return False
+    return seen
 
 
 def _prose(lower: list[str], cues: _Cues) -> bool:

@@ -133,7 +133,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         # An anaphor after an exclusion of its own sentence points to that one ("barns are so overdone, so none
         # of those"), not to the names around it; an empty scope ("already tried" alone) is no exclusion.
         names = not any(s >= sentence_start and e > s for _, _, s, e in scopes)
-        if not n and tokens[i] in cues.split and i + 1 < len(tokens) and tokens[i + 1] not in cues.prepositions \
+        # a one-word strong cue that is also a split one ("leaving") encloses its scope when the closing word comes
+        if (not n or (n == 1 and kind == "strong")) and tokens[i] in cues.split and i + 1 < len(tokens) \
+                and tokens[i + 1] not in cues.prepositions \
                 and not (tokens[i] in cues.onset_verbs and _gerund(tokens[i + 1], cues)):  # "loaves keep coming out"
             # "leave pesticides out of it": the scope lies inside the cue ("the stitch count without ripping out" is
             # no "count X out")
@@ -505,6 +507,10 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
         end += 2
         while end < len(tokens) and end < i + n + 8 and tokens[end][:1].isalnum() and tokens[end] not in cues.boundary:
             end += 1
+    # "Not that one though, I want a second option": a closing "though" belongs to the cue
+    if end + 1 < len(tokens) and tokens[end] in ("though", "tho") and (
+            tokens[end + 1] in _SENTENCE_END or tokens[end + 1] in _COMMA_LIKE):
+        end += 1
     # up to the sentence's end or its clause's: "... Thailand twice so please leave it out, we want somewhere new"
     if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE:
         return None
@@ -571,7 +577,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         or (kind == "strong" and _own_thing(tokens, i + n, cues))
         or (kind == "strong" and _reported(tokens, i, n, cues))
         or (kind == "weak" and _others_event(tokens, written, sentence_start, i, n, end, cues))
-        or (_match(tokens, i, cues.wish_negations) == n and _wished_state(tokens, i, n, end, cues))
+        # "he just doesn't want to be alone": the weak "doesn't" opens the wish negation too
+        or ((w := _match(tokens, i, cues.wish_negations)) >= n and _wished_state(tokens, i, w, end, cues))
         # "dog refuses his kibble but gobbles treats, should I worry": the refusal is asked about
         or (_match(tokens, i, cues.contrast) == n and _situation_asked(tokens, sentence_start, i, cues))
         # "I never know whether to flip back or stay nocturnal": a doubt, not an exclusion; "landlord doesn't know
@@ -580,6 +587,16 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and (tokens[i + n + 1] in cues.question_words or tokens[i + n + 1] in ("about", "anything")))
         # "I can't remember drug names", "I don't understand the material": the asker's memory or grasp
         or (i + n < end and tokens[i + n] in cues.memory_verbs)
+        # "I know nothing about strings": what the asker knows
+        or (tokens[i] == "nothing" and i > 0 and tokens[i - 1] in cues.knowing_verbs)
+        # "no gym experience really", "no prior knowledge": what the asker lacks
+        or (tokens[i + n - 1] == "no" and bool(cues.lack_nouns & set(tokens[i + n : min(end, i + n + 3)])))
+        # "doesn't sound like a dead battery": how a thing seems, no thing to leave out
+        or (_match(tokens, i, cues.auxiliaries) == n and i + n + 1 < end and tokens[i + n] in cues.linking_verbs
+            and tokens[i + n + 1] in ("like", "as"))
+        # "we don't want to do anything too drastic": a degree, no thing
+        or any(tokens[k] in cues.novelty_leads and tokens[k + 1] in cues.excess_words
+               for k in range(i + n, min(end, i + n + 4) - 1))
         # "Neither me nor her dad swam competitively": the people of the story, not a thing
         or (tokens[i] == "nor" and any(tokens[j] == "neither" and j + 1 < i and tokens[j + 1] in cues.personal
                                        for j in range(sentence_start, i)))
@@ -878,4 +895,5 @@ def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str
         current.append(lower[j])
         j += 1
     items.append(current)
-    return [i for i in items if i]
+    # a particle alone is no thing ("Cry it out didn't work for us" leaves "out" once "it" points back)
+    return [i for i in items if i and not all(w in cues.particles for w in i)]

@@ -187,9 +187,10 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
     k = i + n
-    while k < end and (how(tokens[k]) or (tokens[i] == "not" and tokens[k] in cues.intensifiers)) \
+    while k < end and (how(tokens[k]) or ((tokens[i] == "not" or tokens[i] in cues.copulas)
+                                          and tokens[k] in cues.intensifiers)) \
             and tokens[k] not in cues.particles:
-        k += 1  # "not super technical": an intensified adjective, how someone is
+        k += 1  # "not super technical", "aren't crazy crowded": an intensified adjective, how someone is
     if k > i + n and end - k == 1 and tokens[k] not in cues.prepositions and tokens[k] not in cues.loose:
         return True  # "but never actually rolls": adverbs, then a verb ("not really into jazz" names a thing)
     if (tokens[i] in cues.copulas or tokens[i] == "not") and k < end and tokens[k] in cues.state_prepositions \
@@ -290,6 +291,8 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
         if tokens[k] in cues.objects and k + 1 < len(tokens) and tokens[k - 1] in cues.determiners \
                 and tokens[k + 1] in cues.prepositions:
             return False  # "not the one from YouVersion": a noun phrase that names its thing
+        if tokens[k] in ("one", "ones") and cues.determiners & set(tokens[max(start, k - 3) : k]):
+            return False  # "not the NYT one": a name before "one", the whole a noun phrase
         return tokens[k] in cues.objects
 
     return any(pronoun(k) and written[k].islower() and tokens[k - 1][0].isalnum()
@@ -337,6 +340,8 @@ def _wished_state(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> b
         verb = tokens[i + n + 1]
         if verb == "give":  # "I don't want to give up on it" (not "to give my dog bones")
             return i + n + 2 < len(tokens) and tokens[i + n + 2] == "up"
+        if verb == "be" and i + n + 2 < len(tokens) and tokens[i + n + 2] in cues.place_prepositions:
+            return False  # "She doesn't want to be near Disney crowds": where, so a thing
         return verb == "be" or verb in cues.linking_verbs or verb in cues.ceasing_verbs
     for k in range(i + n + 1, min(end, i + n + 4)):
         if tokens[k] == "to":

@@ -103,6 +103,8 @@ class _Cues:
     agent_nouns: frozenset[str] = frozenset()  # "the doctor gave me antibiotics": a person, not what harmed
     fact_frames: tuple[tuple[str, ...], ...] = ()  # "..., is it allowed that my employer does not pay X?"
     provider_verbs: frozenset[str] = frozenset()  # "his school does not offer AP": what a provider lacks
+    lack_nouns: frozenset[str] = frozenset()  # "no gym experience really": what the asker lacks, no thing
+    excess_words: frozenset[str] = frozenset()  # "anything too drastic": a degree, no thing
     knowing_verbs: frozenset[str] = frozenset()  # "I never know whether to ...": a doubt, not an exclusion
     documents: frozenset[str] = frozenset()  # "the wedding invite says no children": a document's rule, reported
     question_words: frozenset[str] = frozenset()  # "whether", "what": the question a doubt is about
@@ -379,6 +381,8 @@ def _cues() -> _Cues:
         fact_frames=seqs("fact_question_frames"),
         provider_verbs=words("provider_verbs"),
         knowing_verbs=words("knowing_verbs"),
+        lack_nouns=words("lack_nouns"),
+        excess_words=words("excess_words"),
         documents=words("document_nouns"),
         question_words=words("question_words"),
         ceasing_verbs=words("ceasing_verbs"),
