@@ -1826,3 +1826,40 @@ def test_guard_64_fronted_object():
 ])
 def test_guard_65(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-66: formal and slangy cues, anaphors to a tried thing or a list, a request opened by "Is there"
+    ("Project management tools for a small agency. We've had our fill of Trello, too many boards.", ("Trello",)),
+    ("Running shoes for flat feet. I swore off Nike after two pairs gave me shin splints.", ("Nike",)),
+    ("Lo-fi artists for studying? I already know Nujabes and J Dilla, want some fresh names.", ("Nujabes", "J Dilla")),
+    ("Is there tax software that isn't TurboTax that handles a Schedule C?", ("TurboTax",)),
+    ("We own Patchwork, Jaipur and 7 Wonders Duel so not those. Two player games under an hour?",
+     ("Patchwork", "Jaipur", "7 Wonders Duel")),
+    ("Our Roomba was overpriced garbage that jammed every day, so I'm not buying that brand again. Robot vacuums for "
+     "pet hair?", ("Roomba",)),
+    ("We tried the Ferber method back in March and it was awful, so we're not doing that again. Gentle sleep "
+     "training?", ("Ferber",)),  # a month is no name an anaphor points to
+    ("I used Auth0 before and the pricing was brutal, so I'd rather not go that route again. Auth options?",
+     ("Auth0",)),
+    ("Linux distros for an old ThinkPad. Forget Ubuntu, I can't stand snaps.", ("snaps", "Ubuntu")),
+    ("The rent in Munich is crazy, so I think Munich is not for me. Cities for a German course?", ("Munich",)),
+    ("We visited two megachurches, so we're steering clear of megachurches from here on. Churches in Nashville?",
+     ("megachurches",)),
+    # the asker's history, knowledge, self-description and checks: nothing to leave out
+    ("Backend languages to learn? I already know some JS from frontend work.", ()),
+    ("Is there a reason my cat doesn't eat in the morning?", ()),
+    ("I'm tired of never having weekends off. Jobs for retail managers?", ()),
+    ("I'm 34, never finished college. Can I move into HR without a degree?", ()),
+    ("I know GI stasis is serious in rabbits. What can I do at home until the vet opens?", ()),
+    ("We're both in our late 20s, no kids yet. Churches in Nashville with a young adults group?", ()),
+    ("Why won't my VLOOKUP find a value? No typos, I checked twice.", ()),
+    ("toddler won't nap without being held", ()),
+    ("No asthma, never had heart issues, but I can't take a deep breath. What could cause it?", ()),
+    # and these still exclude
+    ("Books on negotiation other than Never Split the Difference", ("Never Split Difference",)),
+    ("I never liked Coldplay, so bands like Radiohead?", ("Coldplay",)),
+    ("Resorts for couples, no kids", ("kids",)),
+])
+def test_guard_66(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -105,6 +105,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
             if n and i > 0 and tokens[i - 1] in cues.negators:
                 n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
+            if n and i + n < len(tokens) and tokens[i + n] in cues.negators and written[i + n].islower():
+                n = 0  # "tired of never having weekends off": the negations cancel ("other than Never Split ..." not)
             if n and _match(tokens, i, cues.contrast) and _conditional(
                     tokens, _clause_start(tokens, sentence_start, i, cues), i, cues):
                 n = 0  # "tips for surviving a long flight when you hate flying": a condition, not a taste
@@ -227,8 +229,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             continue
         if kind == "trailing":
             start = i
-            # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X.
+            # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X (and at an
+            # opinion: "so I think Munich is not for me").
             while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
+                    and tokens[start - 1] not in cues.opinion_verbs \
                     and (_inside(tokens[start - 1], cues)
                          or _and_between_names(written, start, start - 1, cues, back=True)
                          or _comma_names_back(written, sentence_start, start - 1, i, cues)
@@ -587,6 +591,21 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and (tokens[i + n + 1] in cues.question_words or tokens[i + n + 1] in ("about", "anything")))
         # "I can't remember drug names", "I don't understand the material": the asker's memory or grasp
         or (i + n < end and tokens[i + n] in cues.memory_verbs)
+        # "toddler won't nap without being held", "you can't buy without 20% down": the verb has no object, and
+        # "without" is read as a cue of its own
+        or (_match(tokens, i, cues.auxiliaries) == n and i + n + 1 < len(tokens) and tokens[i + n + 1] == "without"
+            and tokens[i + n] not in cues.loose)
+        # "I know GI stasis is serious in rabbits": what the asker knows is a statement, no thing to leave out
+        or (kind == "strong" and tokens[i + n - 1] in ("know", "understand")
+            and any(tokens[k] in cues.copulas for k in range(i + n + 1, min(end, i + n + 5))))
+        # "never finished college", "never had heart issues": the asker's history ("never liked Coldplay" excludes)
+        or (tokens[i] == "never" and n == 1 and i + 1 < end and tokens[i + 1] not in cues.preference_verbs
+            and (tokens[i + 1] in cues.past_events or (tokens[i + 1].endswith("ed") and len(tokens[i + 1]) > 4)))
+        # "I'm 35, no kids, I barely drink", "We're both in our late 20s, no kids yet": a self-description
+        or (tokens[i + n - 1] == "no" and i + n < len(tokens) and tokens[i + n] in cues.household_nouns
+            and (tokens[i + n + 1 : i + n + 2] == ["yet"] or (
+                i > sentence_start and tokens[i - 1] in _COMMA_LIKE
+                and any(t[:1].isdigit() for t in tokens[sentence_start:i]))))
         # "I know nothing about strings": what the asker knows
         or (tokens[i] == "nothing" and i > 0 and tokens[i - 1] in cues.knowing_verbs)
         # "no gym experience really", "no prior knowledge": what the asker lacks
@@ -793,7 +812,8 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     def name(k: int) -> bool:  # "Borrowdale", "5K"; not a holiday ("aquafaba last Easter, ... hear about it")
         word = written[k] if k >= first else ""
         model = word[:1].isdigit() and k - 1 >= first and written[k - 1][:1].isupper()  # "a Roomba 692"
-        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word)) or model) \
+        numbered = word.isdigit() and k + 1 < len(written) and written[k + 1][:1].isupper()  # "7 Wonders Duel"
+        return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word)) or model or numbered) \
             and word.lower() not in cues.personal and word.lower() not in cues.time_words
 
     end = before
@@ -801,7 +821,7 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
         end -= 1
     if end <= first:
         return _first_word_name(written, sentence_start, before, cues)
-    start = end - 1
+    start, listed = end - 1, False
     while True:
         if name(start - 1):
             start -= 1
@@ -813,6 +833,10 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
         if k >= first and written[k].lower() in ("and", "or") and (
                 name(k - 1) or (k - 1 == sentence_start and _first_word_name(written, sentence_start, before, cues))):
             start = k - 1  # "Razer and Logitech both broke on me ...": a list may open the sentence
+            listed = True
+            continue
+        if listed and start - 2 >= first and written[start - 1] == "," and name(start - 2):
+            start -= 2  # "We own Patchwork, Jaipur and 7 Wonders Duel so not those": commas before the "and"
             continue
         if start > sentence_start and written[start - 1].lower() in cues.personal:
             # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
@@ -853,7 +877,9 @@ def _named_subject(tokens: list[str], written: list[str], sentence_start: int, b
     # A name, not "The service is slow, so not that one": a capital past the sentence's first word, or one word.
     if not (any(w[:1].isupper() for w in subject[1:]) or (len(subject) == 1 and subject[0][:1].isupper())):
         return None
-    return sentence_start, copula
+    # "Our Roomba was overpriced garbage": the possessive opens the sentence, the name is the thing
+    opens = int(len(subject) > 1 and (subject[0].lower() in cues.possessives or subject[0].lower() in cues.determiners))
+    return sentence_start + opens, copula
 
 
 def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, int]], set[int]]:

@@ -666,8 +666,9 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
     openings = {sentence_start, opening} | ({clause} if end < len(tokens) and tokens[end] == "?" else set())
     for o in openings:
         o = _past_openers(tokens, o, i, cues)  # "Or is it ...", "and is it true that ..."
-        if _match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts):
-            return True
+        if _match(tokens, o, cues.fact_starts) and not _match(tokens, o, cues.request_starts) \
+                and not (tokens[o + 1 : o + 2] == ["there"] and tokens[i - 1] in cues.relative):
+            return True  # ("Is there tax software that isn't TurboTax ...?" asks for one)
     last = max((j + 1 for j in range(i, end) if tokens[j] in _COMMA_LIKE), default=None)
     return last is not None and _match(tokens, last, cues.fact_tails) > 0 and end < len(tokens) \
         and tokens[end] == "?" and all(not t[0].isalnum() or t in cues.loose for t in
@@ -1146,6 +1147,9 @@ def _findings(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bo
     garlic" asks."""
     if tokens[i] == "no" and i > sentence_start and tokens[i - 1] in cues.finding_verbs:
         return True  # "The vet ran a urine test and found no infection or crystals"
+    if tokens[i] == "no" and any(tokens[k] in cues.examination_verbs and tokens[k].endswith("ed")
+                                 and tokens[k - 1] in cues.personal for k in range(i + 2, _sentence_end(tokens, i))):
+        return True  # "No typos, I checked twice." (an -ed verb of checking after the asker; not "we did")
     if tokens[i] != "no" or i == sentence_start or tokens[i - 1] not in _COMMA_LIKE:
         return False
     j = i

@@ -103,6 +103,9 @@ class _Cues:
     agent_nouns: frozenset[str] = frozenset()  # "the doctor gave me antibiotics": a person, not what harmed
     fact_frames: tuple[tuple[str, ...], ...] = ()  # "..., is it allowed that my employer does not pay X?"
     provider_verbs: frozenset[str] = frozenset()  # "his school does not offer AP": what a provider lacks
+    opinion_verbs: frozenset[str] = frozenset()  # "so I think Munich is not for me": the subject starts after it
+    past_events: frozenset[str] = frozenset()  # "never had heart issues": the asker's history, no thing
+    household_nouns: frozenset[str] = frozenset()  # "I'm 35, no kids, ...": a self-description, no thing
     lack_nouns: frozenset[str] = frozenset()  # "no gym experience really": what the asker lacks, no thing
     excess_words: frozenset[str] = frozenset()  # "anything too drastic": a degree, no thing
     knowing_verbs: frozenset[str] = frozenset()  # "I never know whether to ...": a doubt, not an exclusion
@@ -382,6 +385,9 @@ def _cues() -> _Cues:
         provider_verbs=words("provider_verbs"),
         knowing_verbs=words("knowing_verbs"),
         lack_nouns=words("lack_nouns"),
+        opinion_verbs=words("opinion_verbs"),
+        household_nouns=words("household_nouns"),
+        past_events=words("past_events"),
         excess_words=words("excess_words"),
         documents=words("document_nouns"),
         question_words=words("question_words"),
