@@ -1863,3 +1863,11 @@ def test_guard_65(question, kept):
 ])
 def test_guard_66(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_guard_67_recommended_too_often():
+    q = "I need a new metroidvania like Hollow Knight. Silksong keeps getting recommended to me, please stop."
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Silksong",)
+    # what keeps being suggested to a device is a symptom: the cue needs "to me" / "to us"
+    q = "Why does my phone keep getting suggested updates that never install?"
+    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
