@@ -1871,3 +1871,13 @@ def test_guard_67_recommended_too_often():
     # what keeps being suggested to a device is a symptom: the cue needs "to me" / "to us"
     q = "Why does my phone keep getting suggested updates that never install?"
     assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-68: a bare "but no" refuses the name recommended before it
+    ("My friend keeps saying buy a Peloton but no, too expensive. Home exercise bikes under 500?", ("Peloton",)),
+    ("Kayak buying guides? Everyone says just buy a Hobie but no, not spending 3 grand on a pedal drive.", ("Hobie",)),
+    ("I tried restarting it but no, it still won't connect. Why does my printer drop wifi?", ()),  # no name
+])
+def test_guard_68(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -308,6 +308,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 i += n
                 continue
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
+            # "Everyone says just buy a Hobie but no, not spending 3 grand": a bare "but no" refuses what came before
+            # (a name: "I tried restarting it but no, it still won't connect" refuses nothing)
+            pointing = pointing or (tokens[i : i + n] == ["but", "no"] and i + n < len(tokens)
+                                    and (tokens[i + n] in _COMMA_LIKE or tokens[i + n] in _SENTENCE_END)
+                                    and _named_object(written, sentence_start, i, cues) is not None)
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
             if not back and kind == "anaphoric" and tokens[i + n - 1] in cues.else_words:
                 # "Something else fuzzy", "somewhere else warm", "What other places would work?": what follows is
