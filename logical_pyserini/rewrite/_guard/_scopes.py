@@ -231,8 +231,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             start = i
             # The subject stops at a reporting verb: "my doctor said X is not an option" excludes X (and at an
             # opinion: "so I think Munich is not for me").
-            while start > sentence_start and start > i - cues.max_scope_words and tokens[start - 1] not in cues.reporting \
-                    and tokens[start - 1] not in cues.opinion_verbs \
+            while start > sentence_start and start > i - cues.max_scope_words \
+                    and tokens[start - 1] not in cues.reporting and tokens[start - 1] not in cues.opinion_verbs \
                     and (_inside(tokens[start - 1], cues)
                          or _and_between_names(written, start, start - 1, cues, back=True)
                          or _comma_names_back(written, sentence_start, start - 1, i, cues)
