@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             for label, options in variants.items():
                 for peer in (False, True):
                     run = search_run(index, topics, tmp / f"{name}.{len(queries)}", rewrite="rules",
-                                 **({"plain": "boolean"} if peer else {}), **options)
+                                     **({"plain": "boolean"} if peer else {}), **options)
                     got = ndcg_per_query(qrels, run)
                     vals = {q: got.get(q, 0.0) for q in base}
                     drops = [vals[q] - base[q] for q in base if vals[q] < base[q] - 1e-9]

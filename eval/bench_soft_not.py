@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
             cells = [s.name, f"{bm25_means[-1]:.3f}"]
             for w in weights:
                 run = search_run(index, s / "topics.tsv", tmp / f"{s.name}.today{w}", rewrite="rules",
-                             rewrite_not_weight=w)
+                                 rewrite_not_weight=w)
                 today[w].append(_compare(base, ndcg_per_query(qrels, run)))
             cells.append(_latest(today, weights))
             peer = search_run(index, s / "topics.tsv", tmp / f"{s.name}.peer", rewrite="rules", plain="boolean")
