@@ -1881,3 +1881,19 @@ def test_guard_67_recommended_too_often():
 ])
 def test_guard_68(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-69: an anaphor with no name to point to reaches what someone else urged on the asker
+    ("Home exercises for lower back pain? A coworker keeps pushing me to see his chiropractor, but I'd rather not go "
+     "there.", ("chiropractor",)),
+    ("My sister swears by her acupuncturist. I'd rather not go there. What helps with migraines?", ("acupuncturist",)),
+    ("The loan officer pushed very hard for an adjustable-rate mortgage, but for us this is a non-starter. How do fixed "
+     "rates compare?", ("adjustable-rate mortgage",)),
+    ("We spent a week in Rome last summer. I'd rather not go there again, so quieter Italian cities please.", ("Rome",)),
+    # the asker's own recommendation, and a topic the asker will not talk about, leave nothing out
+    ("I recommended the keto diet to my brother, I'd rather not go there. Meal plans for weight loss?", ()),
+    ("My divorce was messy and I'd rather not go there, but which co-parenting apps work?", ()),
+])
+def test_guard_69(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -531,7 +531,7 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
         # (not "Cafés in Rome. The service is slow, so not that one.")
         ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
         for stop, begin in zip(ends, ends[1:] + [-1]):
-            subject = _named_object(written, begin + 1, stop, cues)
+            subject = _named_object(written, begin + 1, stop, cues) or _urged_thing(tokens, begin + 1, stop, cues)
             if subject:
                 break
     return (*subject, end) if subject else None
@@ -542,7 +542,8 @@ def _antecedent(tokens: list[str], written: list[str], sentence_start: int, befo
     """What an anaphor before ``before`` points to: the sentence's named subject (:func:`_named_subject`), else, when
     ``names`` (no exclusion of the sentence came first), the last names before it (:func:`_named_object`)."""
     return _named_subject(tokens, written, sentence_start, before, cues) or (
-        (_named_object(written, sentence_start, before, cues) or _tried_thing(tokens, sentence_start, before, cues))
+        (_named_object(written, sentence_start, before, cues) or _tried_thing(tokens, sentence_start, before, cues)
+         or _urged_thing(tokens, sentence_start, before, cues))
         if names else None)
 
 
@@ -564,6 +565,30 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         e = _object_end(tokens, start, before, cues)
         named = [t for t in tokens[start:e] if t not in cues.loose]
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
+            return start, e
+    return None
+
+
+def _urged_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """What someone else urges on the asker earlier in the sentence, for an anaphor with no name to point to: "A
+    coworker keeps pushing me to see his chiropractor, but ... I'd rather not go there", "My sister swears by her
+    acupuncturist. I'd rather not go there" (one of ``urging_verbs`` not said by the asker): its object after "me to
+    VERB" or "by", past a possessive or a determiner, up to a preposition, a time word or a clause break."""
+    for k in range(sentence_start, before):
+        if tokens[k] not in cues.urging_verbs or (k > sentence_start and tokens[k - 1] in cues.personal):
+            continue
+        start = k + 1
+        while start < before and start < k + 3 and (tokens[start] in cues.intensifiers or tokens[start] == "hard"):
+            start += 1  # "pushed very hard for an adjustable-rate mortgage"
+        if tokens[start : start + 2] in (["me", "to"], ["us", "to"]):
+            start += 3  # "pushing me to see"
+        elif tokens[start : start + 1] in (["by"], ["for"]):
+            start += 1  # "swears by", "pushed for"
+        if start < before and (tokens[start] in cues.possessives or tokens[start] in cues.determiners):
+            start += 1
+        e = _object_end(tokens, start, before, cues)
+        named = [t for t in tokens[start:e] if t not in cues.loose]
+        if named and e - start <= 4 and not cues.anaphors & set(named) and not cues.personal & set(named):
             return start, e
     return None
 

@@ -146,6 +146,7 @@ class _Cues:
     message_prefixes: frozenset[str] = frozenset()  # "fatal: not a git repository": a program's message
     third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
     tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
+    urging_verbs: frozenset[str] = frozenset()  # "a coworker keeps pushing me to see his chiropractor": urged on the asker
     benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
     perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
     title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
@@ -426,6 +427,7 @@ def _cues() -> _Cues:
         message_prefixes=words("message_prefixes"),
         third_persons=words("third_persons"),
         tried_verbs=words("tried_verbs"),
+        urging_verbs=words("urging_verbs"),
         benefit=words("benefit_words"),
         perfect_auxiliaries=words("perfect_auxiliaries"),
         title_media=words("title_media_words"),
