@@ -1897,3 +1897,46 @@ def test_guard_68(question, kept):
 ])
 def test_guard_69(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-70 (eval/cues/phrasings_ah, eval/longq38): what an anaphor or a bare refusal points back to, new cues
+    ('Telescopes for a kid? My brother keeps pushing his Celestron NexStar on us. The alignment '
+     'failed every time. That one is off the table.', ('Celestron NexStar',)),
+    ('Need a used SUV under 15k. We tried a Jeep Cherokee last year. Never again.', ('Jeep Cherokee',)),
+    ('We gave Starlink a fair shot for a year. Between the trees and the dropouts, plus the price '
+     'hikes, never again. Rural internet options?', ('Starlink',)),
+    ('Wedding dress shops in Leeds. Pronovias - been there, cried, never again', ('Pronovias',)),
+    ("Every fly fishing blog is an ad for Orvis gear, and I'm over it. Small stream nymphing guides?", ('Orvis',)),
+    ("A friend handed me Atomic Habits last year. I'd rather not go back down that road. Books on "
+     'motivation?', ('Atomic Habits',)),
+    ("The vet put him on Apoquel for months. That made him lethargic, so it's done. Natural itch "
+     'relief for dogs?', ('Apoquel',)),
+    ('Dog food advice? Purina? Scratch that, the vet said no. Other brands for active dogs?', ('Purina',)),
+    ('My uncle offered me his old Mr. Beer kit and, respectfully, no. All-grain setups under 500?', ('Mr Beer',)),
+    ('Party venues in Sacramento for a 7 year old? Trampoline parks are where I draw the line.', ('Trampoline parks',)),
+    ('So the Bose A20 is not happening. Aviation headsets under 600?', ('Bose A20',)),
+    ('Need a boiler engineer in Bristol. British Gas can do one after last winter.', ('British Gas',)),
+    ("Sunscreen for combination skin, don't send me back to La Roche-Posay please.", ('La Roche-Posay',)),
+    ("bedtime books for a 4 year old that aren't Dr. Seuss", ('Dr Seuss',)),
+    ('Ticket to Ride is retired in this house. Family games for six players?', ('Ticket Ride',)),
+    # controls and other shapes: a state, a requirement, a fact asked, a title, QUEST's 'but not legal'
+    ('my first two batches were... not great. i live in a 2nd floor apartment, no basement, no '
+     'garage. how to keep fermentation cool?', ()),
+    ('My records say he was not born in Poland at all. No documents survived in our family except '
+     'one paper. How to trace Galician ancestors?', ()),
+    ("I really don't want to mess this up. Guides on hiring a first employee?", ()),
+    ("The preschool won't administer an epipen without a written action plan. How do I write one?", ()),
+    ('Food labels make no sense to me. How to read may-contain warnings?', ()),
+    ('His teacher says not to worry about it, but I do. Books for reluctant readers?', ()),
+    ('Can you fly a drone without a licence in the UK?', ()),
+    ('Open source would be great but not essential. Reference managers with a Word plugin?', ()),
+    ("I need an ORM with async support that isn't bolted on.", ()),
+    ('Games that teach fast and not be too mean, for six players?', ()),
+    ("I've been GMing for six years and my group wants something new. Tactical RPGs?", ()),
+    ('wedding songs for first dance that ARENT Perfect by Ed Sheeran', ('Perfect Ed Sheeran',)),
+    ('Can you recommend laptops without a touchscreen?', ('touchscreen',)),
+    ("1960's drama films about violence but not legal.", ('legal',)),
+])
+def test_guard_70(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

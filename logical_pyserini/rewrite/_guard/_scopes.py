@@ -90,6 +90,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # inside a name: "the Squeeeeek No More kit" (not in "Best Laptops Not Made By Apple")
             if n and _match(tokens, i, cues.contrast) and _asks_fact(tokens, sentence_start, i, cues):
                 n = 0  # "Why do cats like fish but not water?": the contrast is the fact asked about
+            if n and tokens[i + n - 1] == "not" and i + n < len(tokens) and tokens[i + n] in cues.importance \
+                    and (i + n + 1 == len(tokens) or not tokens[i + n + 1][:1].isalnum()):
+                n = 0  # "Open source would be great but not essential": how much it matters, no thing
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
                 n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
             if n and tuple(tokens[i : i + n]) in cues.replacement_cues:  # "instead of", "rather than"
@@ -255,9 +258,17 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
+                    if not back and names and p == sentence_start:
+                        # "My brother-in-law keeps pushing his Celestron NexStar on us ... That one is off the table"
+                        back = _earlier_names(tokens, written, sentence_start, cues)
                 elif start == stop and start > sentence_start and tokens[start - 1] in cues.consequence and names:
                     # "Last time we did Disney the queues nearly broke us, so never again": the names before it
                     back = _named_object(written, sentence_start, start - 1, cues)
+                elif start == stop and names and (start == sentence_start or tokens[start - 1] in _COMMA_LIKE):
+                    # "We tried a Jeep Cherokee last year. Never again.", "We gave Starlink a fair shot ... Between
+                    # the trees and the dropouts, never again.": the sentence's names, else those before it
+                    back = _opening_names(tokens, written, sentence_start, start) or _named_object(
+                        written, sentence_start, start, cues) or _earlier_names(tokens, written, sentence_start, cues)
             if not back and cues.place_anaphors & set(tokens[start:stop]):
                 i += n  # "steer clear of Storrs Hall - friend's wedding there was a disaster": the place named before
                 continue
@@ -310,7 +321,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             # "Everyone says just buy a Hobie but no, not spending 3 grand": a bare "but no" refuses what came before
             # (a name: "I tried restarting it but no, it still won't connect" refuses nothing)
-            pointing = pointing or (tokens[i : i + n] == ["but", "no"] and i + n < len(tokens)
+            pointing = pointing or ((tokens[i : i + n] == ["but", "no"] or _bare_no(tokens, sentence_start, i, n, cues))
+                                    and i + n < len(tokens)
                                     and (tokens[i + n] in _COMMA_LIKE or tokens[i + n] in _SENTENCE_END)
                                     and _named_object(written, sentence_start, i, cues) is not None)
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
@@ -526,15 +538,46 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
     subject = _antecedent(tokens, written, sentence_start, i, names, cues)
-    if not subject and names and all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i]):
-        # a sentence of the cue alone points further back: "I've been using Shopify ... Anything except that one."
-        # (not "Cafés in Rome. The service is slow, so not that one.")
-        ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
-        for stop, begin in zip(ends, ends[1:] + [-1]):
-            subject = _named_object(written, begin + 1, stop, cues) or _urged_thing(tokens, begin + 1, stop, cues)
-            if subject:
-                break
+    if not subject and names and (all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i])
+                                  or tokens[sentence_start] in cues.anaphors):
+        # a sentence of the cue alone, or one that opens with an anaphor, points further back: "I've been using
+        # Shopify ... Anything except that one.", "His neurologist put him on Aricept ... That burned us last year, so
+        # it's done" (not "Cafés in Rome. The service is slow, so not that one.", nor "We had a terrible time with
+        # aquafaba last Easter, ..., so I do not want to hear about it again")
+        subject = _earlier_names(tokens, written, sentence_start, cues)
     return (*subject, end) if subject else None
+
+
+def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
+    """True when the lone "no" at ``i`` answers what came before after "and" or "but", commas and adverbs between:
+    "My uncle tried to gift me his old Mr. Beer kit and, respectfully, no."."""
+    if tokens[i : i + n] != ["no"]:
+        return False
+    j = i
+    while j > sentence_start and (tokens[j - 1] in _COMMA_LIKE or _adverb(tokens[j - 1], cues)):
+        j -= 1
+    return j < i and j > sentence_start and tokens[j - 1] in ("and", "but")
+
+
+def _opening_names(tokens: list[str], written: list[str], sentence_start: int, i: int) -> tuple[int, int] | None:
+    """One to three names that open the sentence before a comma or a dash, ahead of ``i``: "Pronovias — been there,
+    cried, never again"."""
+    k = next((k for k in range(sentence_start + 1, min(i, sentence_start + 4)) if tokens[k] in _COMMA_LIKE
+              or tokens[k] in (":", "-", "\u2014", "\u2013")), None)
+    return (sentence_start, k) if k is not None and _names_only(written, sentence_start, k) else None
+
+
+def _earlier_names(tokens: list[str], written: list[str], sentence_start: int, cues: _Cues) -> tuple[int, int] | None:
+    """What an anaphor in a sentence that names nothing points to in the three sentences before it: their last
+    names (:func:`_named_object`), what someone urged on the asker (:func:`_urged_thing`), or a fragment of names
+    ("Purina? Scratch that, she said no")."""
+    ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
+    for stop, begin in zip(ends, ends[1:] + [-1]):
+        subject = (_named_object(written, begin + 1, stop, cues) or _urged_thing(tokens, begin + 1, stop, cues)
+                   or _fragment_names(written, begin + 1, stop + 1))
+        if subject:
+            return subject
+    return None
 
 
 def _antecedent(tokens: list[str], written: list[str], sentence_start: int, before: int, names: bool,
@@ -764,6 +807,8 @@ def _experienced_names(tokens: list[str], written: list[str], sentence_start: in
         if not (k == first or tokens[b] in cues.personal or (b > first and tokens[b - 1] in cues.personal)):
             continue  # someone else's: "my friend stayed at the Hilton"
         start = k + 1 + int(k + 1 < len(tokens) and tokens[k + 1] in cues.experience_links)
+        if tokens[k] == "been" and start < len(tokens) and _gerund(tokens[start], cues):
+            return None  # "I've been GMing for six years": an activity, not a thing had
         e = start
         while e < len(written) and (written[e][:1].isupper() or (
                 e > start and e + 1 < len(written) and written[e + 1][:1].isupper()
@@ -868,7 +913,8 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
         if listed and start - 2 >= first and written[start - 1] == "," and name(start - 2):
             start -= 2  # "We own Patchwork, Jaipur and 7 Wonders Duel so not those": commas before the "and"
             continue
-        if start > sentence_start and written[start - 1].lower() in cues.personal:
+        if start > sentence_start and written[start - 1].lower() in cues.personal \
+                and written[start - 1].lower() not in cues.objects:  # "handed me The Professor Is In" names it
             # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
             return _named_object(written, sentence_start, start - 1, cues)
         return start, end

@@ -68,7 +68,9 @@ def _elided_object(tokens: list[str], sentence_start: int, i: int, n: int, cues:
     j = i
     while j > sentence_start and tokens[j - 1] in cues.openers and tokens[j - 1] not in cues.consequence:
         j -= 1
-    return j > sentence_start and tokens[j - 1] in cues.consequence
+    # "We tried a Jeep Cherokee last year. Never again.", "..., plus the price going up twice, never again.": a
+    # sentence or closing clause of the cue alone refuses what came before
+    return j == sentence_start or tokens[j - 1] in _COMMA_LIKE or tokens[j - 1] in cues.consequence
 
 
 def _premise(tokens: list[str], scope: tuple[int, int, int, int], scopes: list, cues: _Cues) -> bool:
@@ -186,7 +188,7 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]
-    k = i + n
+    k = i + n + int(tokens[i] == "not" and tokens[i + n : i + n + 1] == ["be"])  # "and not be too mean"
     while k < end and (how(tokens[k]) or ((tokens[i] == "not" or tokens[i] in cues.copulas)
                                           and tokens[k] in cues.intensifiers)) \
             and tokens[k] not in cues.particles:
@@ -213,6 +215,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
         if (v == end - 1 or (v == end - 2 and tokens[v + 1] in cues.condition)) \
                 and tokens[v] not in cues.loose and tokens[v] not in cues.prepositions:
             return True  # "reviewers said the writing is not logical": one word after a copula says how it is
+    if negated_copula and n == 1 and end - (i + 1) == 2 and len(tokens[i + 1]) > 4 and tokens[i + 1].endswith("ed") \
+            and tokens[i + 2] in cues.particles:
+        return True  # "async support that isn't bolted on": a participle and its particle, how something is made
     if not named or i + n >= len(tokens) or tokens[i + n] != named[0]:  # "I don't like horror" names a thing
         return False
     if (tokens[i + n - 1] == "not" or tokens[i] in cues.copulas) and named[0] in cues.status and not in_relative:
@@ -283,8 +288,9 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
     never the verb.  A pronoun after a preposition ("without any meat in them") or written as a name ("not set in the
     US") is not."""
     def pronoun(k: int) -> bool:
-        if tokens[k] in cues.demonstratives:
-            return k + 1 == len(tokens) or not _inside(tokens[k + 1], cues)
+        if tokens[k] in cues.demonstratives:  # "don't want to mess this up": a particle may close it
+            return k + 1 == len(tokens) or not _inside(tokens[k + 1], cues) or (
+                tokens[k + 1] in cues.particles and (k + 2 == len(tokens) or not _inside(tokens[k + 2], cues)))
         if tokens[k] in cues.indirect and tokens[k - 1] in cues.giving and k + 1 < min(end, len(tokens)) \
                 and _inside(tokens[k + 1], cues) and tokens[k + 1] not in cues.loose:
             return False  # "please not to recommend me gestorias": the thing follows the asker
@@ -385,7 +391,8 @@ def _silenced(tokens: list[str], written: list[str], sentence_start: int, i: int
                 or _opens_title(written, sentence_start, i, cues)
                 or (tokens[i] == "not" and i + 1 < len(tokens) and tokens[i + 1] in cues.additive)
                 or (i + 1 < len(tokens) and tokens[i + 1] in cues.state_adjectives  # "not safe to take", "isn't legal"
-                    and (tokens[i] == "not" or tokens[i] in cues.copulas))
+                    and (tokens[i] == "not" or tokens[i] in cues.copulas)
+                    and not (written[i + 1][:1].isupper() and not written[i + 1].isupper()))  # "ARENT Perfect by ..."
                 # "It's not that I don't like classical music": the negations cancel
                 or any(tokens[j : j + 2] == ["not", "that"] for j in range(start, i - 1))
                 or _double_negation(tokens, sentence_start, i, cues)
@@ -438,12 +445,18 @@ def _time_phrase(tokens: list[str], k: int, cues: _Cues) -> bool:
 def _can_without(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when "without" at ``i`` follows a modal of ability in its clause ("countries Indian passport holders can
     visit without a visa", "places you can camp without a permit"): doing it without the thing is what is asked
-    for, and the articles that answer name it ("visa-free").  Not after a request to the helper ("Can you recommend
+    for, and the articles that answer name it ("visa-free"); or a negated verb with an object ("the school won't
+    give meds without a plan"): the thing is required.  Not after a request to the helper ("Can you recommend
     laptops without a touchscreen?", "could anyone suggest ...")."""
     if tokens[i] not in cues.manner:
         return False
     start = _clause_start(tokens, sentence_start, i, cues)
-    return any(tokens[k] in cues.ability_modals and not (k + 1 < i and tokens[k + 1] in cues.addressees)
+    # "they won't administer an epipen without a written action plan": a negated verb and "without" make the thing
+    # a requirement, not an exclusion
+    # "Can you fly a drone without a licence?" asks what one may do ("Can you recommend ..." asks the helper)
+    return any((tokens[k] in cues.ability_modals and not (k + 1 < i and tokens[k + 1] in cues.addressees and (
+                    k + 2 >= i or tokens[k + 2] in cues.helper_verbs or tokens[k + 2] in cues.loose)))
+               or (_match(tokens, k, cues.auxiliaries) and k + 2 < i and tokens[k + 1] not in cues.loose)
                for k in range(start, i))
 
 

@@ -146,6 +146,8 @@ class _Cues:
     message_prefixes: frozenset[str] = frozenset()  # "fatal: not a git repository": a program's message
     third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
     tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
+    importance: frozenset[str] = frozenset()  # "great but not essential": how much a wish matters
+    helper_verbs: frozenset[str] = frozenset()  # "Can you recommend ...": a request to the helper, not an ability
     urging_verbs: frozenset[str] = frozenset()  # "a coworker keeps pushing me to see his chiropractor": urged on the asker
     benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
     perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
@@ -428,6 +430,8 @@ def _cues() -> _Cues:
         third_persons=words("third_persons"),
         tried_verbs=words("tried_verbs"),
         urging_verbs=words("urging_verbs"),
+        helper_verbs=words("helper_verbs"),
+        importance=words("importance_adjectives"),
         benefit=words("benefit_words"),
         perfect_auxiliaries=words("perfect_auxiliaries"),
         title_media=words("title_media_words"),
