@@ -1940,3 +1940,52 @@ def test_guard_69(question, kept):
 ])
 def test_guard_70(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-71 (eval/cues/phrasings_ai, eval/longq39): a verb done to an anaphor, pointing further back, new cues
+    ('Infusion pumps for a med-surg unit? We trialed Alaris last quarter and the alarms were brutal, '
+     "so that's not coming back.", ('Alaris',)),
+    ("We've had Terminix for two years. Their tech never showed up, so we're not renewing with them. "
+     'Termite inspections in Austin?', ('Terminix',)),
+    ("Our chain's Lexicomp contract ended and corporate isn't renewing it. Drug interaction checkers?", ('Lexicomp',)),
+    ("My last two Garmin watches died within months. I'm done with that brand. Running watches with "
+     'good GPS?', ('Garmin',)),
+    ("There's a Crunch Fitness near my office. Honestly that place is filthy. Gyms in Denver?", ('Crunch Fitness',)),
+    ('The Eiffel Tower is on every list. We did that on our honeymoon, so skip it. Paris with '
+     'teenagers?', ('Eiffel Tower',)),
+    ('Our firm dropped Slide2 after the last renewal and nobody wants it back. Slope stability software?', ('Slide2',)),
+    ('We migrated off Intune last year and leadership refuses to go back to it. MDM for Mac and Windows?', ('Intune',)),
+    ("We used QuickBooks for two years and it was a nightmare, so I'd like to move on from that "
+     'entirely. Rental bookkeeping?', ('QuickBooks',)),
+    ("My club made us do Total Immersion drills all season. My parents agree we're done with that "
+     'whole approach.', ('Total Immersion',)),
+    ("We had an Eppendorf for six years. I'd like to try a different manufacturer this time. "
+     'Benchtop centrifuges?', ('Eppendorf',)),
+    ('He was fitted at Costco hearing centres; we would prefer not to receive further material '
+     'concerning Costco hearing centres.', ('Costco centres',)),
+    ('We were on Veeam until the renewal tripled (the quote came in at 3x, and Wasabi stayed cheap), '
+     "so that's not coming back.", ('Veeam',)),
+    ('The Hilton Honors thing never worked for us, so hotel loyalty alternatives please', ('Hilton Honors',)),
+    ('remote jobs in Toronto exc. call centres', ('call centres',)),
+    ('sleeping bags ≠ Marmot', ('Marmot',)),
+    ('burr coffee grinder !Baratza', ('Baratza',)),
+    ('Please no Wonder, since half the class read it last year. Class novels for 6th grade?', ('Wonder',)),
+    ("I won't fly Ryanair again. Cheap flights to Rome?", ('Ryanair',)),
+    ('Ibuprofen is obviously off the table with warfarin. Topical options for knee OA?', ('Ibuprofen',)),
+    # nothing excluded: the topic, what others cannot do, a wish for one's own thing, a fact, a means, a time
+    ("Cookbooks for students; don't plan to buy it", ()),
+    ("Kindy has rules about closed shoes so the teachers can't get them on him either. Is it sensory?", ()),
+    ("I'm brewing a pale ale this weekend and don't want to ruin it. No-chill methods?", ()),
+    ('Signs for nurses: pain, allergies, yes/no questions. Where to learn basic ASL?', ()),
+    ('It is not a Triumph, so my British bike books are of limited use. Honda CB350 carb sync guides?', ()),
+    ("My GP won't refer me because I did fine in school, which is not the point lol. Adult ADHD "
+     'diagnosis in the UK?', ()),
+    ("The old beekeepers in my village don't like to share. Overwintering guides?", ()),
+    ('Guides on visiting wine regions without a car?', ()),
+    ('The carburetors will not synchronize properly. How do I balance them?', ()),
+    ('My parents can walk a fair amount but not all day. Family trip ideas?', ()),
+    ('We bought a different brand of the same type. Could the switch upset her stomach?', ()),
+])
+def test_guard_71(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

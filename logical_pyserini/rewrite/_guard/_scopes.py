@@ -198,17 +198,22 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
             m = _match(tokens, i + n, cues.understatements) if n and tokens[i] == "not" else 0
-            if m and (i + n + m == len(tokens) or not tokens[i + n + m][0].isalnum()):
-                n = 0  # "I've put on maybe 5 kilos, not a huge amount.": how much, not what
-            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
-                n = 0  # "no matter how I cook it"
+            if m and (i + n + m == len(tokens) or not tokens[i + n + m][0].isalnum()
+                      or tokens[i + n + m] in ("lol", "haha", "lmao", "tbh")):
+                n = 0  # "I've put on maybe 5 kilos, not a huge amount.", "which is not the point lol": no thing
+            if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()) \
+                    and not (written[i + n][:1].isupper() and not written[i + n].isupper() and i > sentence_start):
+                n = 0  # "no matter how I cook it" (a title after it is a name: "Please no Wonder, ...")
             if n and _match(tokens, i, cues.auxiliaries) == n and i + n < len(written) and written[i + n][:1].isupper():
                 n = 0  # a title: "Don't Stop Believin' chords" (a verb is capitalised only in one)
             # "Our landlord won't allow nails": someone's rule, even in the asker's own situation
             # (a thing, not an activity: "my building doesn't allow charging batteries inside" is the asker's lot)
             rule = _match(tokens, i, cues.auxiliaries) == n and i + n + 1 < len(tokens) \
                 and tokens[i + n] in cues.refusals and not _gerund(tokens[i + n + 1], cues)
-            if n and not rule and _silenced(tokens, written, sentence_start, i, cues):
+            # "so we're not renewing with them": a custom refused to what was named before, not the asker's situation
+            patron = i + n < len(tokens) and tokens[i + n] in cues.patronage \
+                and bool(_verb_anaphor(tokens, written, i + n, cues))
+            if n and not rule and not patron and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
             if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
                 n = 0  # "my 8yo doesnt want to go to school anymore"
@@ -242,6 +247,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
             stop = i
+            while stop > start and _adverb(tokens[stop - 1], cues) and written[stop - 1].islower():
+                stop -= 1  # "Ibuprofen is obviously off the table", "it clearly didn't work for me" (not "Preply")
+            while start < stop and _adverb(tokens[start], cues) and written[start].islower():
+                start += 1
             if start == 0 and i >= 4 and keywords:
                 # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
@@ -252,13 +261,25 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
                 start, stop = _fragment_names(written, _fragment_start(tokens, i), i) or (start, stop)
             back = None
-            if all(t in cues.loose for t in tokens[start:stop]):  # "so that one is off the table"
+            if start == stop == i and i > sentence_start and tokens[i - 1] in cues.personal and i + n < len(written) \
+                    and written[i + n][:1].isupper() and not written[i + n].isupper():
+                # "I won't fly Ryanair again": after the asker the cue reads forward, to the name after it
+                e = i + n
+                while e < len(written) and written[e][:1].isupper():
+                    e += 1
+                scopes.append((i, i + n, i + n, e))
+                i += n
+                continue
+            if all(t in cues.loose or _adverb(t, cues)
+                   or (t in cues.class_anaphors
+                       and cues.demonstratives & set(tokens[max(sentence_start, start - 1) : stop]))
+                   for t in tokens[start:stop]):  # "so that one is off the table", "Honestly that place is filthy"
                 p = start
                 while p > sentence_start and (tokens[p - 1] in cues.loose or tokens[p - 1] in cues.boundary):
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
-                    if not back and names and p == sentence_start:
+                    if not back and names and _points_further(tokens, sentence_start, p, i, cues):
                         # "My brother-in-law keeps pushing his Celestron NexStar on us ... That one is off the table"
                         back = _earlier_names(tokens, written, sentence_start, cues)
                 elif start == stop and start > sentence_start and tokens[start - 1] in cues.consequence and names:
@@ -326,6 +347,15 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                                     and (tokens[i + n] in _COMMA_LIKE or tokens[i + n] in _SENTENCE_END)
                                     and _named_object(written, sentence_start, i, cues) is not None)
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
+            # (not a wish: "I don't want to ruin it", "don't want to give up on it" tell of the asker's own thing; nor
+            # what someone cannot do: "the teachers can't get them on him either")
+            verb = 0 if back or pointing or kind not in ("weak", "strong") or _match(tokens, i, cues.wish_negations) \
+                or tokens[i] in cues.ability_negations else _verb_anaphor(tokens, written, i + n, cues)
+            if verb:  # "we're not renewing with them", "corporate isn't renewing it": what the anaphor stands for
+                back = _anaphoric_subject(tokens, written, sentence_start, i, verb - i, True, cues, names)
+                if back and back[0] == 0:
+                    back = None  # the question's opening words are its topic: "Cookbooks for students; don't plan to
+                    # buy it", "Sci-fi box sets; we never watch them twice"
             if not back and kind == "anaphoric" and tokens[i + n - 1] in cues.else_words:
                 # "Something else fuzzy", "somewhere else warm", "What other places would work?": what follows is
                 # what is asked for
@@ -356,9 +386,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                         and tokens[i + n + 1] in cues.prepositions:
                     verb = 2
                 # "please no answers using pandas": the kind of answer leaves with the cue, its link too
-                if not verb and i + n + 1 < end and tokens[i + n] in cues.meta_nouns:
-                    link = _match(tokens, i + n + 1, cues.meta_links)
-                    verb = 1 + link if link and i + n + 1 + link < end else 0
+                # "prefer not to receive further material concerning X": the receiving goes with them
+                lead = 2 if tokens[i + n : i + n + 1] == ["to"] and i + n + 1 < end \
+                    and tokens[i + n + 1] in _RECEIVING else 0
+                lead += int(i + n + lead < end and tokens[i + n + lead] in ("further", "more", "any", "additional"))
+                if not verb and i + n + lead + 1 < end and tokens[i + n + lead] in cues.meta_nouns:
+                    link = _match(tokens, i + n + lead + 1, cues.meta_links)
+                    verb = lead + 1 + link if link and i + n + lead + 1 + link < end else 0
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes
@@ -519,9 +553,10 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     the cue and filler points to the last names of the three sentences before it.
     """
     end = i + n
-    # "so steering clear of that brand": a class noun after a demonstrative points back as "that" does
-    while end < len(tokens) and (tokens[end] in cues.loose or (
-            tokens[end] in cues.class_anaphors and cues.demonstratives & set(tokens[i + n : end]))):
+    # "so steering clear of that brand", "I won't touch that brand": a class noun after a demonstrative points back
+    # as "that" does; "nobody wants it back", "done with it completely": closing adverbs belong to the cue
+    while end < len(tokens) and (tokens[end] in cues.loose or tokens[end] in _TAIL or (
+            tokens[end] in cues.class_anaphors and cues.demonstratives & set(tokens[max(i, i + n - 1) : end]))):
         end += 1
     # "I'm sick of hearing about it every Sunday dinner": a closing "every" + time word says when, not what
     if end + 1 < len(tokens) and tokens[end] == "every" and tokens[end + 1] in cues.time_words:
@@ -538,8 +573,7 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
     subject = _antecedent(tokens, written, sentence_start, i, names, cues)
-    if not subject and names and (all(t in cues.loose or t in cues.openers for t in tokens[sentence_start:i])
-                                  or tokens[sentence_start] in cues.anaphors):
+    if not subject and names and _points_further(tokens, sentence_start, i, end, cues):
         # a sentence of the cue alone, or one that opens with an anaphor, points further back: "I've been using
         # Shopify ... Anything except that one.", "His neurologist put him on Aricept ... That burned us last year, so
         # it's done" (not "Cafés in Rome. The service is slow, so not that one.", nor "We had a terrible time with
@@ -559,6 +593,51 @@ def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues
     return j < i and j > sentence_start and tokens[j - 1] in ("and", "but")
 
 
+# Verbs of being given something to read: "we would prefer not to receive further material concerning X".
+_RECEIVING = frozenset({"receive", "get", "see", "read", "hear"})
+# Words that may close a clause after an anaphor: "nobody wants it back", "so not that one either".
+_TAIL = frozenset({"back", "anymore", "either", "completely", "entirely", "altogether", "ever", "whatsoever", "whole",
+                   "entire"})
+
+
+def _points_further(tokens: list[str], sentence_start: int, i: int, end: int, cues: _Cues) -> bool:
+    """True when an anaphoric exclusion at ``i`` (its anaphors up to ``end``) whose sentence names nothing points to
+    the sentences before it: a sentence of the cue alone ("Not going back to that."), a short one ("I'm done with
+    that brand."), one that opens with an anaphor ("That burned us last year, so it's done", "Honestly that place is
+    filthy") or with a thing the asker did to an anaphor ("We did that on our honeymoon, so skip it", "I tried it for
+    a month ..., so not them"), or a class noun after the anaphor ("that brand").  Not a longer sentence, which may
+    name its thing in lower case ("We had a terrible time with aquafaba last Easter, ..., so I do not want to hear
+    about it again", "My cousin took her landlord to small claims court ..., so I'm not going down that road")."""
+    before = [t for t in tokens[sentence_start:i] if t not in cues.loose and t not in cues.openers]
+    first = next((t for t in tokens[sentence_start:i] if not _adverb(t, cues)), "")
+    tried = any(tokens[k] in cues.experienced and tokens[k + 1] in _OBJECT_ANAPHORS
+                for k in range(sentence_start, min(i - 1, sentence_start + 3)))  # "We did that on our honeymoon"
+    return len(before) <= 2 or first in cues.anaphors or tried or bool(cues.class_anaphors & set(tokens[i:end]))
+
+
+# Anaphors that stand for a thing (not "him" / "her": a person is rarely what is left out).
+_OBJECT_ANAPHORS = frozenset({"it", "that", "them", "those", "these", "this"})
+
+
+def _verb_anaphor(tokens: list[str], written: list[str], start: int, cues: _Cues) -> int:
+    """Where the anaphor starts when a cue's scope from ``start`` is a short verb phrase done to it up to the end of
+    its clause: "not renewing with them", "corporate isn't renewing it", "so I won't risk it" (one to four lower-case
+    words, then "it" / "that" / "them" / ..., maybe a class noun, then filler); else 0."""
+    k = start
+    while k < len(tokens) and k < start + 4 and tokens[k][:1].isalnum() and written[k].islower() \
+            and tokens[k] not in _OBJECT_ANAPHORS and tokens[k] not in cues.boundary \
+            and tokens[k] not in cues.determiners and tokens[k] not in cues.quantifiers \
+            and tokens[k] not in ("anything", "something", "everything"):
+        k += 1  # a determiner opens a noun phrase: "without any meat in them" names its thing
+    if k == start or k >= len(tokens) or tokens[k] not in _OBJECT_ANAPHORS or (
+            k + 1 < len(tokens) and (tokens[k + 1] in cues.time_words or tokens[k + 1] == "time")):
+        return 0  # "done with the coast this year": a time, no anaphor
+    e = k + 1
+    while e < len(tokens) and (tokens[e] in cues.loose or tokens[e] in _TAIL or tokens[e] in cues.class_anaphors):
+        e += 1
+    return k if e == len(tokens) or tokens[e] in _SENTENCE_END or tokens[e] in _COMMA_LIKE else 0
+
+
 def _opening_names(tokens: list[str], written: list[str], sentence_start: int, i: int) -> tuple[int, int] | None:
     """One to three names that open the sentence before a comma or a dash, ahead of ``i``: "Pronovias — been there,
     cried, never again"."""
@@ -573,7 +652,7 @@ def _earlier_names(tokens: list[str], written: list[str], sentence_start: int, c
     ("Purina? Scratch that, she said no")."""
     ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
     for stop, begin in zip(ends, ends[1:] + [-1]):
-        subject = (_named_object(written, begin + 1, stop, cues) or _urged_thing(tokens, begin + 1, stop, cues)
+        subject = (_urged_thing(tokens, begin + 1, stop, cues) or _named_object(written, begin + 1, stop, cues)
                    or _fragment_names(written, begin + 1, stop + 1))
         if subject:
             return subject
@@ -686,6 +765,17 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         # "doesn't sound like a dead battery": how a thing seems, no thing to leave out
         or (_match(tokens, i, cues.auxiliaries) == n and i + n + 1 < end and tokens[i + n] in cues.linking_verbs
             and tokens[i + n + 1] in ("like", "as"))
+        # "can walk a fair amount but not all day": how long, no thing
+        or (tokens[i + n - 1] == "not" and tokens[i + n : i + n + 1] == ["all"] and i + n + 1 < end
+            and tokens[i + n + 1] in cues.time_words)
+        # "It is not a Triumph, so the British bike books are of limited use": what the asker's thing is
+        or (tokens[i] == "not" and n == 1 and i + 1 < end and tokens[i + 1] in ("a", "an")
+            and (tokens[sentence_start : i] in (["it", "is"], ["it's"], ["this", "is"], ["mine", "is"], ["it", "was"])))
+        # "the old beekeepers there don't like to share": how others behave, one verb after "to"
+        or (kind == "weak" and i + n + 3 == end and tokens[i + n] in cues.preference_verbs
+            and tokens[i + n + 1] == "to" and i > sentence_start and tokens[i - 1] not in cues.personal)
+        # "guides on visiting wine regions without a car": the means the asker lacks, how to go about it
+        or (tokens[i + n - 1] == "without" and end - (i + n) <= 2 and tokens[end - 1] in cues.means_nouns)
         # "we don't want to do anything too drastic": a degree, no thing
         or any(tokens[k] in cues.novelty_leads and tokens[k + 1] in cues.excess_words
                for k in range(i + n, min(end, i + n + 4) - 1))
@@ -883,9 +973,10 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
     "Everyone writes about the Golden Circle and the Blue Lagoon, but we want to skip both".  A sentence's first
     word is no name (its capital says nothing), nor is "I"."""
     first = sentence_start + 1
+    aside = _asides(written, sentence_start, before)
 
     def name(k: int) -> bool:  # "Borrowdale", "5K"; not a holiday ("aquafaba last Easter, ... hear about it")
-        word = written[k] if k >= first else ""
+        word = written[k] if k >= first and k not in aside else ""
         model = word[:1].isdigit() and k - 1 >= first and written[k - 1][:1].isupper()  # "a Roomba 692"
         numbered = word.isdigit() and k + 1 < len(written) and written[k + 1][:1].isupper()  # "7 Wonders Duel"
         return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word)) or model or numbered) \
@@ -918,6 +1009,24 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
             # the asker's own ("so my GP has told me to stay clear of it"): who speaks, not what is left out
             return _named_object(written, sentence_start, start - 1, cues)
         return start, end
+
+
+def _asides(written: list[str], sentence_start: int, before: int) -> set[int]:
+    """Positions before ``before`` inside an aside whose names an anaphor after it does not point to: a parenthesis
+    ("... (calls drop in the kitchen, and I've lived on Wi-Fi calling), so I'm switching away from them") or a
+    relative clause set off by a comma ("..., which cost us hours during CD deadlines. Not going back to that.",
+    "after the migration fiasco, where deadlines failed to sync to Outlook, the partners won't hear of it again")."""
+    inside, opened = set(), None
+    for k in range(sentence_start, before):
+        w = written[k].lower()
+        if w == "(" or (w in ("which", "where") and k > sentence_start and written[k - 1] == ","):
+            opened = k
+        elif opened is not None and (w == ")" or (w == "," and written[opened] != "(")):
+            inside.update(range(opened, k))
+            opened = None
+    if opened is not None and written[opened] != "(":  # the anaphor inside a parenthesis may point within it
+        inside.update(range(opened, before))
+    return inside
 
 
 def _first_word_name(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:

@@ -184,7 +184,9 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     # "has not returned my calls", "it has never once kept a schedule": a perfect, someone else's event
     perfect = n == 1 and tokens[i] in ("not", "never") and i > 1 and tokens[i - 1] in cues.perfect_auxiliaries \
         and tokens[i - 2] not in cues.personal
-    auxiliary = _match(tokens, i, cues.auxiliaries) == n or perfect
+    # "the carburetors will not synchronize properly": "not" after a modal negates the verb as an auxiliary does
+    modal = n == 1 and tokens[i] == "not" and i > 0 and tokens[i - 1] in ("will", "would", "should", "could", "might")
+    auxiliary = _match(tokens, i, cues.auxiliaries) == n or perfect or modal
     if auxiliary and i + n < len(tokens) and tokens[i + n] == "be":
         return True  # "it won't be alone much": a copula after an auxiliary states how something is
     named = [t for t in tokens[i + n : end] if t not in cues.loose]

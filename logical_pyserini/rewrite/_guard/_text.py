@@ -147,6 +147,8 @@ class _Cues:
     third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
     tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
     importance: frozenset[str] = frozenset()  # "great but not essential": how much a wish matters
+    means_nouns: frozenset[str] = frozenset()  # "visiting wine regions without a car": how, not what
+    patronage: frozenset[str] = frozenset()  # "we're not renewing with them": a custom refused
     helper_verbs: frozenset[str] = frozenset()  # "Can you recommend ...": a request to the helper, not an ability
     urging_verbs: frozenset[str] = frozenset()  # "a coworker keeps pushing me to see his chiropractor": urged on the asker
     benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
@@ -251,6 +253,7 @@ def _plain(text: str) -> str:
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
+    text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
     text = _mid_minus(text)
     def restore(m: re.Match) -> str:  # "dont" -> "don't", "ive" -> "i've", "theyre" -> "they're"
@@ -277,6 +280,7 @@ _MINUS = re.compile(r"(?<=\S\s)-(?!%s)(?=[A-Za-z][\w.+#]+(?:\s+-[A-Za-z][\w.+#]+
 # The operator inside or opening a query ("jaguar -car -football top speed"): a word of three or more characters,
 # never in a question about a command line, where "-name" or "-jar" is an option ("find -name not matching").
 _MID_MINUS = re.compile(r"(?:(?<=\S\s)|^)((?:-(?!%s)[A-Za-z][\w.+#]{2,}\s+)+)(?=[^\s-])" % _SUFFIXES)
+_BANG = re.compile(r"(?<=\s)!(?=[A-Za-z])")
 _SHELL_MARKS = re.compile(r"--|[|=`]|(?:^|\s)\.{0,2}/")
 
 
@@ -431,6 +435,8 @@ def _cues() -> _Cues:
         tried_verbs=words("tried_verbs"),
         urging_verbs=words("urging_verbs"),
         helper_verbs=words("helper_verbs"),
+        patronage=words("patronage_verbs"),
+        means_nouns=words("means_nouns"),
         importance=words("importance_adjectives"),
         benefit=words("benefit_words"),
         perfect_auxiliaries=words("perfect_auxiliaries"),
