@@ -1986,6 +1986,10 @@ def test_guard_70(question, kept):
     ('The carburetors will not synchronize properly. How do I balance them?', ()),
     ('My parents can walk a fair amount but not all day. Family trip ideas?', ()),
     ('We bought a different brand of the same type. Could the switch upset her stomach?', ()),
+    ("We also looked hard at Singapore Math, but the parents without a math background felt lost, so that's not a fit"
+     " either.", ('Singapore',)),  # "math" is also the question's word
+    ("Jokes that kill at lunch aren't funny when I read them back. How to write stand-up?", ()),
+    ("Picture books for adults, novels that aren't illustrated", ('illustrated',)),
 ])
 def test_guard_71(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -761,7 +761,7 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
         # "I know nothing about strings": what the asker knows
         or (tokens[i] == "nothing" and i > 0 and tokens[i - 1] in cues.knowing_verbs)
         # "no gym experience really", "no prior knowledge": what the asker lacks
-        or (tokens[i + n - 1] == "no" and bool(cues.lack_nouns & set(tokens[i + n : min(end, i + n + 3)])))
+        or (tokens[i + n - 1] in ("no", "without") and bool(cues.lack_nouns & set(tokens[i + n : min(end, i + n + 4)])))
         # "doesn't sound like a dead battery": how a thing seems, no thing to leave out
         or (_match(tokens, i, cues.auxiliaries) == n and i + n + 1 < end and tokens[i + n] in cues.linking_verbs
             and tokens[i + n + 1] in ("like", "as"))

@@ -205,7 +205,11 @@ def _negated_state(tokens: list[str], written: list[str], i: int, n: int, end: i
     if auxiliary and named and i + n < len(tokens) and tokens[i + n] in cues.loose and all(map(how, named)):
         return True  # a filler verb with an adverb: "still can't read fluently" ("I don't like horror" names a thing)
     # "novels that are not illustrated", "movies that aren't found footage": a property asked for
-    in_relative = bool(cues.relative & set(tokens[_clause_start(tokens, 0, i, cues) : i]))
+    # (a relative clause that is the subject, "things that kill at lunch aren't funny when I read them back", has
+    # its own verb between the relative word and the negation)
+    clause = _clause_start(tokens, 0, i, cues)
+    in_relative = bool(cues.relative & set(tokens[clause:i])) and not (
+        tokens[i] in cues.copulas and any(tokens[k] in cues.relative and k + 2 < i for k in range(clause, i)))
     negated_copula = (tokens[i] == "not" and i > 0 and tokens[i - 1] in cues.copulas) \
         or (tokens[i] in cues.copulas and tokens[i].endswith("n't"))  # "the house isn't quiet when I need it to be"
     if n == 1 and not in_relative and negated_copula:
