@@ -1993,3 +1993,15 @@ def test_guard_70(question, kept):
 ])
 def test_guard_71(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-72 (eval/longq38 mp16, after its OrLog run): "that mistake" points to where the asker went
+    ("I did two weeks in Antigua years ago, but it was full of English-speaking tourists and I barely used Spanish. "
+     "Not repeating that mistake. Immersion schools?", ("Antigua",)),
+    # where the asker went, not the sentence's last name
+    ("I did two weeks in Antigua and it was full of tourists from Texas. Not repeating that mistake. Immersion "
+     "schools?", ("Antigua",)),
+])
+def test_guard_72(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

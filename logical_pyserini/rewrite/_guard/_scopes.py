@@ -652,8 +652,8 @@ def _earlier_names(tokens: list[str], written: list[str], sentence_start: int, c
     ("Purina? Scratch that, she said no")."""
     ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
     for stop, begin in zip(ends, ends[1:] + [-1]):
-        subject = (_urged_thing(tokens, begin + 1, stop, cues) or _named_object(written, begin + 1, stop, cues)
-                   or _fragment_names(written, begin + 1, stop + 1))
+        subject = (_urged_thing(tokens, begin + 1, stop, cues) or _visited_place(tokens, written, begin + 1, stop, cues)
+                   or _named_object(written, begin + 1, stop, cues) or _fragment_names(written, begin + 1, stop + 1))
         if subject:
             return subject
     return None
@@ -688,6 +688,25 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         named = [t for t in tokens[start:e] if t not in cues.loose]
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
             return start, e
+    return None
+
+
+def _visited_place(tokens: list[str], written: list[str], sentence_start: int, before: int,
+                   cues: _Cues) -> tuple[int, int] | None:
+    """Where the asker went, in a sentence before an anaphor that names nothing: "I did two weeks in Antigua years
+    ago ..., but it was so full of English-speaking tourists ... Not repeating that mistake." (one of
+    ``experience_verbs`` or "spent" / "went" after the asker, then "in" / "to" / "at" and a name within four words)."""
+    for k in range(sentence_start, before):
+        if not (tokens[k] in cues.experienced or tokens[k] in ("spent", "went")) or not (
+                k > sentence_start and tokens[k - 1] in cues.personal):
+            continue
+        for j in range(k + 1, min(before - 1, k + 5)):
+            if tokens[j] in ("in", "to", "at") and written[j + 1][:1].isupper() \
+                    and written[j + 1].lower() not in cues.personal:
+                e = j + 1
+                while e < before and written[e][:1].isupper():
+                    e += 1
+                return j + 1, e
     return None
 
 
