@@ -641,8 +641,7 @@ def _verb_anaphor(tokens: list[str], written: list[str], start: int, cues: _Cues
 def _opening_names(tokens: list[str], written: list[str], sentence_start: int, i: int) -> tuple[int, int] | None:
     """One to three names that open the sentence before a comma or a dash, ahead of ``i``: "Pronovias — been there,
     cried, never again"."""
-    k = next((k for k in range(sentence_start + 1, min(i, sentence_start + 4)) if tokens[k] in _COMMA_LIKE
-              or tokens[k] in (":", "-", "\u2014", "\u2013")), None)
+    k = next((k for k in range(sentence_start + 1, min(i, sentence_start + 4)) if tokens[k] in _COMMA_LIKE), None)
     return (sentence_start, k) if k is not None and _names_only(written, sentence_start, k) else None
 
 
