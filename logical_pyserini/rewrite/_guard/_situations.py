@@ -60,8 +60,9 @@ def _opens_clause(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
 
 def _elided_object(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
     """True when the strong cue at ``i`` ends its sentence right after a consequence word ("Vajiram I have already
-    enquired so pls omit"): its object is what the sentence named before, as an anaphor's would be.  A cue that ends
-    a question with nothing before it ("Which Marvel films can I skip?") names no object."""
+    enquired so pls omit"), a comma, or alone ("... last year. Never again."): its object is what came before, as an
+    anaphor's would be.  A cue that ends a question after its own subject ("Which Marvel films can I skip?") names no
+    object."""
     end = i + n
     if end < len(tokens) and tokens[end] not in _SENTENCE_END:
         return False
