@@ -2005,3 +2005,12 @@ def test_guard_71(question, kept):
 ])
 def test_guard_72(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-73: what the asker cannot do a single time is a count of zero, no thing
+    ("I'm 38 and I can't do a single pull-up. Progressions with a doorway bar?", ()),
+    ("I can't do squats, alternatives?", ("squats",)),
+])
+def test_guard_73(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -314,12 +314,18 @@ def _negated_action(tokens: list[str], written: list[str], start: int, end: int,
 
 def _counts_none(tokens: list[str], i: int, n: int, cues: _Cues) -> bool:
     """True when "not" at ``i`` counts a thing that did not happen: "not one egg in three weeks", "not a single
-    reply since Monday" report a count of zero ("not one narrated by the author" still excludes)."""
-    j = i + 1 + (tokens[i + 1 : i + 3] == ["a", "single"]) if n == 1 and tokens[i] == "not" else len(tokens)
+    reply since Monday" report a count of zero ("not one narrated by the author" still excludes); so does "I can't do
+    a single pull-up." (what the asker cannot yet do)."""
+    if n == 1 and tokens[i] == "not":
+        j = i + 1 + (tokens[i + 1 : i + 3] == ["a", "single"])
+    elif n == 1 and tokens[i] in cues.ability_negations and tokens[i + 1 : i + 4] == ["do", "a", "single"]:
+        j = i + 3
+    else:
+        return False
     if j >= len(tokens) - 2 or tokens[j] not in ("one", "single"):
         return False
     noun, after = tokens[j + 1], tokens[j + 2]
-    return noun.isalpha() and not noun.endswith("ed") and noun not in cues.loose \
+    return noun.replace("-", "").isalpha() and not noun.endswith("ed") and noun not in cues.loose \
         and (after in cues.prepositions or after in cues.state_prepositions or not after[0].isalnum())
 
 
