@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from logical_pyserini.query import And, Not, Or, Term, iter_terms, parse_query
@@ -2014,3 +2016,18 @@ def test_guard_72(question, kept):
 ])
 def test_guard_73(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_guard_lists_have_no_duplicate_keys():
+    # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
+    from importlib import resources
+    seen = []
+
+    def pairs(items):
+        keys = [k for k, _ in items]
+        seen.extend(k for k in set(keys) if keys.count(k) > 1)
+        return dict(items)
+
+    json.loads(resources.files("logical_pyserini.rewrite").joinpath("guard.json").read_text(encoding="utf-8"),
+               object_pairs_hook=pairs)
+    assert seen == []

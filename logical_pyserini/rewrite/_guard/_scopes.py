@@ -342,8 +342,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             pointing = kind == "anaphoric" or (kind == "strong" and _elided_object(tokens, sentence_start, i, n, cues))
             # "Everyone says just buy a Hobie but no, not spending 3 grand": a bare "but no" refuses what came before
             # (a name: "I tried restarting it but no, it still won't connect" refuses nothing)
-            pointing = pointing or ((tokens[i : i + n] == ["but", "no"] or _bare_no(tokens, sentence_start, i, n, cues))
-                                    and i + n < len(tokens)
+            pointing = pointing or (_bare_no(tokens, sentence_start, i, n, cues) and i + n < len(tokens)
                                     and (tokens[i + n] in _COMMA_LIKE or tokens[i + n] in _SENTENCE_END)
                                     and _named_object(written, sentence_start, i, cues) is not None)
             back = _anaphoric_subject(tokens, written, sentence_start, i, n, pointing, cues, names)
@@ -388,7 +387,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # "please no answers using pandas": the kind of answer leaves with the cue, its link too
                 # "prefer not to receive further material concerning X": the receiving goes with them
                 lead = 2 if tokens[i + n : i + n + 1] == ["to"] and i + n + 1 < end \
-                    and tokens[i + n + 1] in _RECEIVING else 0
+                    and tokens[i + n + 1] in cues.reading else 0
                 lead += int(i + n + lead < end and tokens[i + n + lead] in ("further", "more", "any", "additional"))
                 if not verb and i + n + lead + 1 < end and tokens[i + n + lead] in cues.meta_nouns:
                     link = _match(tokens, i + n + lead + 1, cues.meta_links)
@@ -555,7 +554,7 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
     end = i + n
     # "so steering clear of that brand", "I won't touch that brand": a class noun after a demonstrative points back
     # as "that" does; "nobody wants it back", "done with it completely": closing adverbs belong to the cue
-    while end < len(tokens) and (tokens[end] in cues.loose or tokens[end] in _TAIL or (
+    while end < len(tokens) and (tokens[end] in cues.loose or tokens[end] in cues.tails or (
             tokens[end] in cues.class_anaphors and cues.demonstratives & set(tokens[max(i, i + n - 1) : end]))):
         end += 1
     # "I'm sick of hearing about it every Sunday dinner": a closing "every" + time word says when, not what
@@ -583,8 +582,11 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
 
 
 def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
-    """True when the lone "no" at ``i`` answers what came before after "and" or "but", commas and adverbs between:
-    "My uncle tried to gift me his old Mr. Beer kit and, respectfully, no."."""
+    """True when the cue at ``i`` is a bare "no" that answers what came before: "but no" ("Everyone says just buy a
+    Hobie but no, ..."), or a lone "no" after "and" or "but", commas and adverbs between ("My uncle tried to gift me
+    his old Mr. Beer kit and, respectfully, no.")."""
+    if tokens[i : i + n] == ["but", "no"]:
+        return True
     if tokens[i : i + n] != ["no"]:
         return False
     j = i
@@ -592,12 +594,6 @@ def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues
         j -= 1
     return j < i and j > sentence_start and tokens[j - 1] in ("and", "but")
 
-
-# Verbs of being given something to read: "we would prefer not to receive further material concerning X".
-_RECEIVING = frozenset({"receive", "get", "see", "read", "hear"})
-# Words that may close a clause after an anaphor: "nobody wants it back", "so not that one either".
-_TAIL = frozenset({"back", "anymore", "either", "completely", "entirely", "altogether", "ever", "whatsoever", "whole",
-                   "entire"})
 
 
 def _points_further(tokens: list[str], sentence_start: int, i: int, end: int, cues: _Cues) -> bool:
@@ -610,13 +606,10 @@ def _points_further(tokens: list[str], sentence_start: int, i: int, end: int, cu
     about it again", "My cousin took her landlord to small claims court ..., so I'm not going down that road")."""
     before = [t for t in tokens[sentence_start:i] if t not in cues.loose and t not in cues.openers]
     first = next((t for t in tokens[sentence_start:i] if not _adverb(t, cues)), "")
-    tried = any(tokens[k] in cues.experienced and tokens[k + 1] in _OBJECT_ANAPHORS
+    tried = any(tokens[k] in cues.experienced and tokens[k + 1] in cues.object_anaphors
                 for k in range(sentence_start, min(i - 1, sentence_start + 3)))  # "We did that on our honeymoon"
     return len(before) <= 2 or first in cues.anaphors or tried or bool(cues.class_anaphors & set(tokens[i:end]))
 
-
-# Anaphors that stand for a thing (not "him" / "her": a person is rarely what is left out).
-_OBJECT_ANAPHORS = frozenset({"it", "that", "them", "those", "these", "this"})
 
 
 def _verb_anaphor(tokens: list[str], written: list[str], start: int, cues: _Cues) -> int:
@@ -625,15 +618,15 @@ def _verb_anaphor(tokens: list[str], written: list[str], start: int, cues: _Cues
     words, then "it" / "that" / "them" / ..., maybe a class noun, then filler); else 0."""
     k = start
     while k < len(tokens) and k < start + 4 and tokens[k][:1].isalnum() and written[k].islower() \
-            and tokens[k] not in _OBJECT_ANAPHORS and tokens[k] not in cues.boundary \
+            and tokens[k] not in cues.object_anaphors and tokens[k] not in cues.boundary \
             and tokens[k] not in cues.determiners and tokens[k] not in cues.quantifiers \
             and tokens[k] not in ("anything", "something", "everything"):
         k += 1  # a determiner opens a noun phrase: "without any meat in them" names its thing
-    if k == start or k >= len(tokens) or tokens[k] not in _OBJECT_ANAPHORS or (
+    if k == start or k >= len(tokens) or tokens[k] not in cues.object_anaphors or (
             k + 1 < len(tokens) and (tokens[k + 1] in cues.time_words or tokens[k + 1] == "time")):
         return 0  # "done with the coast this year": a time, no anaphor
     e = k + 1
-    while e < len(tokens) and (tokens[e] in cues.loose or tokens[e] in _TAIL or tokens[e] in cues.class_anaphors):
+    while e < len(tokens) and (tokens[e] in cues.loose or tokens[e] in cues.tails or tokens[e] in cues.class_anaphors):
         e += 1
     return k if e == len(tokens) or tokens[e] in _SENTENCE_END or tokens[e] in _COMMA_LIKE else 0
 

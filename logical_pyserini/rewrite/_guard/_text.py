@@ -146,11 +146,14 @@ class _Cues:
     message_prefixes: frozenset[str] = frozenset()  # "fatal: not a git repository": a program's message
     third_persons: frozenset[str] = frozenset()  # "she clicks through without paying attention": how someone acts
     tried_verbs: frozenset[str] = frozenset()  # "I tried melatonin and it gave me nightmares": what harmed the asker
+    reading: frozenset[str] = frozenset()  # "prefer not to receive further material concerning X": being given reading
+    tails: frozenset[str] = frozenset()  # "nobody wants it back": words that may close a clause after an anaphor
+    object_anaphors: frozenset[str] = frozenset()  # "it", "them": anaphors that stand for a thing, not a person
     importance: frozenset[str] = frozenset()  # "great but not essential": how much a wish matters
     means_nouns: frozenset[str] = frozenset()  # "visiting wine regions without a car": how, not what
     patronage: frozenset[str] = frozenset()  # "we're not renewing with them": a custom refused
     helper_verbs: frozenset[str] = frozenset()  # "Can you recommend ...": a request to the helper, not an ability
-    urging_verbs: frozenset[str] = frozenset()  # "a coworker keeps pushing me to see his chiropractor": urged on the asker
+    urging_verbs: frozenset[str] = frozenset()  # "keeps pushing me to see his chiropractor": urged on the asker
     benefit: frozenset[str] = frozenset()  # "Yoga made me feel great": no harm
     perfect_auxiliaries: frozenset[str] = frozenset()  # "the office has not returned my calls": an event
     title_media: frozenset[str] = frozenset()  # "no time to die trailer": what a query about a title asks for
@@ -438,6 +441,9 @@ def _cues() -> _Cues:
         patronage=words("patronage_verbs"),
         means_nouns=words("means_nouns"),
         importance=words("importance_adjectives"),
+        reading=words("reading_verbs"),
+        tails=words("anaphor_tails"),
+        object_anaphors=words("object_anaphors"),
         benefit=words("benefit_words"),
         perfect_auxiliaries=words("perfect_auxiliaries"),
         title_media=words("title_media_words"),
