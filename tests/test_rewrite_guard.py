@@ -2018,6 +2018,22 @@ def test_guard_73(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-74 (eval/cues ai031): "that brand" after a make and model leaves out the make
+    ("My dad had a Nissan Rogue with a CVT that died at 70k miles, so I won't touch that brand. Used SUVs?",
+     ("Nissan",)),
+    ("My sister drove a Ford Focus for years, but I had a Fiat 500 that broke down constantly so I won't touch that "
+     "brand. Small cars?", ("Fiat",)),
+    # a list keeps its names
+    ("We've been through a Roomba 692 and a Eufy 11S, so I'm done with those two brands. Robot vacuums?",
+     ("Roomba 692", "Eufy 11S")),
+    # "that model" is the whole name, not its make
+    ("I had a Dell XPS 13 and the keyboard died twice, so not that model. Laptops for coding?", ("Dell XPS 13",)),
+])
+def test_guard_74(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

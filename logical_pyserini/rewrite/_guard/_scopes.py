@@ -578,7 +578,26 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
         # it's done" (not "Cafés in Rome. The service is slow, so not that one.", nor "We had a terrible time with
         # aquafaba last Easter, ..., so I do not want to hear about it again")
         subject = _earlier_names(tokens, written, sentence_start, cues)
+    if subject and cues.maker_nouns & set(tokens[i:end]) and not {"and", "or", ","} & set(tokens[slice(*subject)]):
+        subject = _make_of(tokens, written, subject, cues) or subject  # a list keeps its names: "a Roomba 692 and a
+        # Eufy 11S ..., so I'm done with those two brands"
     return (*subject, end) if subject else None
+
+
+def _make_of(tokens: list[str], written: list[str], subject: tuple[int, int], cues: _Cues) -> tuple[int, int] | None:
+    """The make of the last product named by its make and model in the sentence of ``subject``, up to its end, for
+    an anaphor whose class is a maker ("My dad had a Nissan Rogue with a CVT that died ..., so I won't touch that
+    brand" leaves out Nissan, not the CVT; "... but I had a Fiat 500 that broke down ..." Fiat): a capitalised word
+    after a determiner or a possessive, then a capitalised word or a number; None when there is no such product."""
+    begin = subject[0]
+    while begin > 0 and tokens[begin - 1] not in _SENTENCE_END:
+        begin -= 1
+    for k in range(subject[1] - 2, begin, -1):
+        if (tokens[k - 1] in cues.determiners or tokens[k - 1] in cues.possessives) and written[k][:1].isupper() \
+                and (written[k + 1][:1].isupper() or written[k + 1][:1].isdigit()) \
+                and written[k].lower() not in cues.personal:
+            return k, k + 1
+    return None
 
 
 def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:

@@ -185,6 +185,7 @@ class _Cues:
     rejections: tuple[tuple[str, ...], ...] = ()  # "UPPAbaby? no thanks": a name turned down
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
+    maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make, not the model
     continuing_negations: frozenset[str] = frozenset()  # "nor": a negation going on with the one before it
     light_verbs: frozenset[str] = frozenset()  # "dont want to go": a verb alone that names no thing
     damage_verbs: frozenset[str] = frozenset()  # "don't want to break the counter": a harm feared, not an exclusion
@@ -508,6 +509,7 @@ def _cues() -> _Cues:
         continuing_negations=words("continuing_negations"),
         place_anaphors=words("place_anaphors"),
         class_anaphors=words("class_anaphors"),
+        maker_nouns=words("maker_nouns"),
         rejections=seqs("rejections"),
     )
 
