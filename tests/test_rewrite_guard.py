@@ -2034,6 +2034,17 @@ def test_guard_74(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-75 (eval/cues ai050): a sentence's first word that the question also writes in lower case is no name
+    ("My contract with Verizon ends in March. Coverage in my building has been awful, so I'm switching away from "
+     "them. How do I check real coverage at an address?", ()),
+    ("My contract ends in March. Verizon in my building has been awful, so I'm switching away from them. How do I "
+     "check real coverage at an address?", ("Verizon",)),
+])
+def test_guard_75(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -1064,12 +1064,13 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     name: capitalised, no function word, and the word after it written lower-case ("Java feels super verbose to me
     and I tried it in college and hated it", "Geico raised our rate twice so they're off the table"; not "Seen
     Schitt's Creek already", nor "Honestly I hated it", nor "Between the fee and the apps it costs ...", nor "Two
-    years ago ibuprofen gave me ...")."""
+    years ago ibuprofen gave me ...", nor a word the question writes in lower case elsewhere: "Coverage in my
+    building has been awful ..., so I'm switching away from them. ... how do I check real coverage?")."""
     k = sentence_start
     if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
         return None
     low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
-    if not low.isalpha() or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
+    if not low.isalpha() or low in written or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
             or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
             or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
             or low in cues.time_determiners \
