@@ -1004,7 +1004,7 @@ def test_guard_36_minus_inside_a_query(question, scoped):
     ("renting a car without a credit card in italy", []),
     ("fatal: not a git repository (or any of the parent directories)", []),
     ("funny movies for a family night, please no Adam Sandler or Will Ferrell", ["adam sandler or will ferrell"]),
-    ("We'd love museums. No Louvre at the top of the list please", ["louvre at the top of the list"]),  # no place
+    ("We'd love museums. No Louvre at the top of the list please", ["louvre"]),  # no place; a name ends at "at"
     # ... and exclusions told by an experience
     ("Khan Academy didn't work for us, she just clicks through. Open to anything except flashcards.",
      ["khan academy", "flashcards"]),
@@ -2042,6 +2042,58 @@ def test_guard_74(question, kept):
      "check real coverage at an address?", ("Verizon",)),
 ])
 def test_guard_75(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-76 (the eighteenth blind pair: eval/longq40, phrasings_aj): refusals in workplace, household and
+    # second-language phrasing
+    ("Etsy for me is finish. I am fine with Facebook Marketplace. Where to find customers?", ("Etsy",)),
+    ("For phone contract, Vodafone is finished for me. O2 or Telekom?", ("Vodafone",)),
+    ("As of last quarter we've deprecated Airflow, the scheduler ate our week. Orchestrating dbt?", ("Airflow",)),
+    ("moment.js is deprecated here and Day.js got vetoed in code review last sprint. Date library?",
+     ("moment.js", "Day.js")),
+    ("My physio says CrossFit is contraindicated for six months. Pilates or swimming?", ("CrossFit",)),
+    ("Our security team blacklisted TeamViewer after last year's incident. Remote support tools?", ("TeamViewer",)),
+    ("Grandma put her foot down on Wisconsin Dells after the waterpark fiasco. Lake ideas?", ("Wisconsin Dells",)),
+    ("Zero interest in Colleen Hoover, half the group would walk out. Funny novels?", ("Colleen Hoover",)),
+    ("The head teacher adores Comic Sans; the less of it the better. Friendly fonts?", ("Comic Sans",)),
+    # headers before a colon, and a sentence that opens with "one thing" and a negation
+    ("Deal-breakers: Ryanair, overnight layovers. Dublin to Krakow in March?", ("Ryanair",)),
+    ("Requirements: works offline. Not considering: Notion (company firewall). Note apps?", ("Notion",)),
+    ("Out of scope: Kubernetes. Zero-downtime deploys for a Rails monolith?", ("Kubernetes",)),
+    ("One thing I'm not putting through the drench gun again, after this autumn's test: ivermectin. Drench resistance?",
+     ("ivermectin",)),
+    ("One thing I learned: patience. Tips for new managers?", ()),
+    # a name made "-free" (not an acronym, nor a sentence's first word)
+    ("We'd really prefer a Ferber-free plan, something gentler. Toddler sleep books?", ("Ferber",)),
+    ("The parents voted for a Coca-Cola-free birthday party. Fun drinks for kids?", ("Coca-Cola",)),
+    ("Best BPA-free water bottles for kids?", ()),
+    ("Gluten-free bread recipes that rise?", ()),
+    # a name's scope ends at a preposition that says where or why, not inside a title
+    ("My wife has vetoed IKEA for anything in the nursery after the wardrobe collapsed. Cribs?", ("IKEA",)),
+    ("The board killed the HubSpot idea at Tuesday's meeting. CRM for nonprofits?", ("HubSpot",)),
+    ("Kid-friendly science podcasts, but without Wow in the World. Ideas?", ("Wow World",)),
+    # a rule that holds from now on still excludes; a problem that began does not
+    ("Our HOA won't allow Generac standby units anymore because of the noise rules. Backup power?",
+     ("Generac standby units",)),
+    ("My PlayStation 5 won't read discs anymore, digital games work fine. Repair or replace?", ()),
+    ("My 7-year-old won't touch vegetables unless they're hidden in a Bolognese. Any tricks?", ()),
+    ("my son won't touch broccoli anymore, dinner ideas?", ("broccoli",)),
+    # a negated giving up keeps the thing; a way of getting about or a state to avoid is no place or thing
+    ("She won't give up nights out with her friends, fair enough. Type 1 diabetes at college?", ()),
+    ("I will NOT give up taking orders by phone, I know them by name. Online ordering systems?", ()),
+    ("Tracking down original parts without getting ripped off on eBay. Forums?", ()),
+    ("We will be without a car and I don't want to drive in Germany anyway. Moving to Berlin?", ()),
+    ("Back in 2011 I got a DUI, no accident, nobody hurt. Will it hurt my citizenship application?", ()),
+    # a lone name typed in lower case before a rejection; refusing to go back to where someone spent time; what
+    # the asker has eaten too much of
+    ("whats a good budget mechanical keyboard for coding. logitech? pass. keychron maybe", ("logitech",)),
+    ("My wife spent a gap year in Cancun and refuses to go back. Honeymoon ideas?", ("Cancun",)),
+    ("I've eaten so much quinoa this year that I could live out my days never seeing it again. Lunch ideas?",
+     ("quinoa",)),
+])
+def test_guard_76(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 

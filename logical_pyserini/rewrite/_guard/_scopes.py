@@ -215,6 +215,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 and bool(_verb_anaphor(tokens, written, i + n, cues))
             if n and not rule and not patron and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
+            if n and _match(tokens, i, cues.auxiliaries) == n and tokens[sentence_start] in cues.possessives \
+                    and i + n < len(tokens) and tokens[i + n] not in cues.permission_verbs and _changed(tokens, i + n, cues):
+                n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
             if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
                 n = 0  # "my 8yo doesnt want to go to school anymore"
             if n and tokens[i] in cues.continuing_negations and not any(c >= sentence_start for c, _, _, _ in scopes) \
@@ -312,6 +315,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 if _names_listed(written, i + n, end, cues) and written[end].islower() \
                         and tokens[end] not in cues.determiners:
                     break  # "excluding Germany and France with the lowest cost of living": the names end it
+                if tokens[end] in cues.name_ends and written[end].islower() and _named_head(written, i + n, end, cues) \
+                        and not _title_goes_on(written, end + 1, cues):
+                    break  # "has vetoed IKEA for anything in the nursery", "killed the HubSpot idea at Tuesday's
+                    # meeting": a name, maybe with one noun, then a preposition that says where or why
                 step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
@@ -600,6 +607,35 @@ def _make_of(tokens: list[str], written: list[str], subject: tuple[int, int], cu
     return None
 
 
+def _named_head(written: list[str], start: int, end: int, cues: _Cues) -> bool:
+    """True when ``written[start:end]`` is a name, determiners and filler aside: "IKEA", "the HubSpot idea" (not
+    QUEST's "Novels based", a category and a participle)."""
+    words = [w for w in written[start:end] if w.lower() not in cues.determiners and w.lower() not in cues.loose]
+    return bool(words) and all(w[:1].isupper() or w[:1].isdigit() for w in words) and words[0][:1].isupper()
+
+
+def _title_goes_on(written: list[str], k: int, cues: _Cues) -> bool:
+    """True when a capitalised word (no day or month) follows at ``k``, past a determiner: the preposition before
+    it is inside a title ("Lessons in Chemistry", "Attack on Titan", "Wow in the World")."""
+    while k < len(written) and written[k].lower() in cues.determiners:
+        k += 1
+    return k < len(written) and written[k][:1].isupper() and re.sub(r"'s$", "", written[k].lower()) not in cues.time_words
+
+
+def _changed(tokens: list[str], start: int, cues: _Cues) -> bool:
+    """True when the sentence from ``start`` tells a refusal that began or depends on something (one of
+    ``change_words``): "My 7-year-old won't touch vegetables unless they're hidden in a Bolognese", "My PlayStation 5
+    won't read discs anymore" tell a problem to solve, not a thing to leave out ("my son won't touch fish" is one, and
+    so is "Our HOA won't allow Generac units anymore": ``permission_verbs``, someone's rule)."""
+    k = start
+    while k < len(tokens) and tokens[k] not in _SENTENCE_END:
+        # a taste may just have begun ("my son won't touch broccoli anymore, dinner ideas?" excludes it)
+        if tokens[k] in cues.change_words and (tokens[start] not in cues.refusals or tokens[k] == "unless"):
+            return True
+        k += 1
+    return False
+
+
 def _bare_no(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
     """True when the cue at ``i`` is a bare "no" that answers what came before: "but no" ("Everyone says just buy a
     Hobie but no, ..."), or a lone "no" after "and" or "but", commas and adverbs between ("My uncle tried to gift me
@@ -695,6 +731,8 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         elif not (k == sentence_start or tokens[b] in cues.personal) or (
                 b > sentence_start and tokens[b - 1][:1].isalnum() and tokens[b - 1] not in cues.boundary):
             continue  # "the logitech one i had broke in a month": a relative clause, its object before it
+        while start + 1 < before and (tokens[start] in cues.intensifiers or tokens[start] in cues.quantity_words):
+            start += 1  # "I've eaten so much quinoa this year that ... never seeing it again"
         e = _object_end(tokens, start, before, cues)
         named = [t for t in tokens[start:e] if t not in cues.loose]
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
@@ -819,6 +857,18 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
         # "The walls are plasterboard, not brick": a description corrected, no thing to leave out
         or _corrected_description(tokens, sentence_start, i, n, cues)
+        # "she won't give up nights out with her friends", "I will NOT give up taking orders by phone", "I won't quit
+        # Mendeley": a negated giving up keeps the thing
+        or (tokens[i + n - 1] == "give" and tokens[i + n : i + n + 1] == ["up"])
+        or (tokens[i + n : i + n + 2] == ["give", "up"])
+        or (_match(tokens, i, cues.auxiliaries) == n and i + n < end and tokens[i + n] in cues.ceasing_verbs)
+        # "tracking down parts without getting ripped off on eBay", "without being scammed": a state to avoid,
+        # how to go about it
+        or (tokens[i + n - 1] == "without" and i + n < end and tokens[i + n] in cues.state_gerunds
+            and i + n + 1 < end and tokens[i + n + 1].endswith(("ed", "en")) and written[i + n + 1].islower())
+        # "I don't want to drive in Germany anyway": the way of getting about is refused, not the place
+        or (_match(tokens, i, cues.wish_negations) == n and tokens[i + n : i + n + 1] == ["to"]
+            and i + n + 1 < end and tokens[i + n + 1] in cues.travel_verbs)
         # "i honestly dont want to go": a light verb alone names no thing; "I don't want to break the
         # counter": what the asker fears to damage, not what the answers leave out
         or (_match(tokens, i, cues.wish_negations) == n and end > i + n
@@ -949,7 +999,8 @@ def _told_wish(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
         return True
     end = _sentence_end(tokens, i)
     return i > sentence_start and tokens[i - 1] not in cues.personal and tokens[i - 1] not in cues.possessives \
-        and any(t in cues.ceased for t in tokens[i:end])
+        and any(t in cues.ceased for t in tokens[i:end]) \
+        and not cues.permission_verbs & set(tokens[i : i + 3])  # "Our HOA won't allow Generac units anymore": a rule
 
 
 def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
@@ -983,6 +1034,9 @@ def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tup
         return None  # a rejection stands alone ("nope,"; not "pass the salt", "no way to know"), but "been there
         # like 6 times" goes on
     ps = _fragment_start(tokens, i)
+    if i - 1 - ps == 1 and tokens[ps].isalpha() and written[ps].islower() and tokens[ps] not in cues.loose \
+            and tokens[ps] not in cues.sentence_starts and not _adverb(tokens[ps], cues):
+        return ps, ps + 1  # a name typed in lower case alone before its rejection: "... for coding. logitech? pass."
     return _fragment_names(written, ps, i) or _named_object(written, ps, i - 1, cues)
 
 
@@ -1010,7 +1064,8 @@ def _named_object(written: list[str], sentence_start: int, before: int, cues: _C
         model = word[:1].isdigit() and k - 1 >= first and written[k - 1][:1].isupper()  # "a Roomba 692"
         numbered = word.isdigit() and k + 1 < len(written) and written[k + 1][:1].isupper()  # "7 Wonders Duel"
         return (word[:1].isupper() or (word[:1].isdigit() and any(c.isupper() for c in word)) or model or numbered) \
-            and word.lower() not in cues.personal and word.lower() not in cues.time_words
+            and word.lower() not in cues.personal and word.lower() not in cues.time_words \
+            and not (word.isupper() and word.lower() in cues.intensifiers)  # "kinesio tape worked SO well"
 
     end = before
     while end > first and not name(end - 1):

@@ -17,6 +17,12 @@ def _details_nothing(tokens: list[str], sentence_start: int, i: int, cues: _Cues
     if (i >= 2 and tokens[i - 1] == "there's" and tokens[i - 2] in cues.reporting) or (
             i >= 3 and tokens[i - 2] == "there" and tokens[i - 1] in ("is", "are") and tokens[i - 3] in cues.reporting):
         return True  # "the ISP says there's no outage": what someone found, not what to leave out
+    k = i + 1
+    while k < len(tokens) and tokens[k][:1].isalnum() and k < i + 4:
+        k += 1
+    if i > sentence_start and tokens[i - 1] == "," and tokens[k : k + 1] == [","] \
+            and tokens[k + 1 : k + 2] in (["nobody"], ["no-one"], ["nothing"], ["none"]):
+        return True  # "I got a DUI, no accident, nobody hurt": what did not happen, one fact after another
     for j in range(sentence_start, i):
         # "Nothing happens ..." as the sentence's subject ("so nothing fishing related" is an exclusion itself)
         if (tokens[j] == "nothing" and j == sentence_start) or (tokens[j] == "anything" and any(
@@ -1151,8 +1157,8 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
     if auxiliary and len(scope) > 1 and all(t in cues.time_words for t in scope[1:]):
         return True
     # "my mum doesn't walk super far anymore": what someone can no longer do ("I don't eat meat anymore", a verb of
-    # taste or choice, still excludes)
-    if auxiliary and k < end and tokens[end - 1] == "anymore" \
+    # taste or choice, and "Our HOA won't allow Generac units anymore", a rule, still exclude)
+    if auxiliary and k < end and tokens[end - 1] == "anymore" and tokens[k] not in cues.permission_verbs \
             and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.choice_verbs:
         return True
     if tokens[i] == "not" and i > sentence_start and tokens[i - 1] in ("after", "since", "before", "from") \

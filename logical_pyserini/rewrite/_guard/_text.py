@@ -185,6 +185,10 @@ class _Cues:
     rejections: tuple[tuple[str, ...], ...] = ()  # "UPPAbaby? no thanks": a name turned down
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
+    name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
+    travel_verbs: frozenset[str] = frozenset()  # "don't want to drive in Germany": a way of getting about, no place
+    change_words: frozenset[str] = frozenset()  # "my cat won't use the litter box anymore": a problem that began
+    permission_verbs: frozenset[str] = frozenset()  # "our HOA won't allow X anymore": a rule, still an exclusion
     maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make, not the model
     continuing_negations: frozenset[str] = frozenset()  # "nor": a negation going on with the one before it
     light_verbs: frozenset[str] = frozenset()  # "dont want to go": a verb alone that names no thing
@@ -256,6 +260,9 @@ def _plain(text: str) -> str:
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
     text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
+    text = _headers().sub(" , excluding ", text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
+    text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
+    text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
@@ -266,6 +273,25 @@ def _plain(text: str) -> str:
         return f"{w[:-cut]}'{w[-cut:]}"
 
     return _bare_contractions().sub(restore, text)
+
+
+@lru_cache(maxsize=1)
+def _headers() -> re.Pattern:
+    """A header before a colon that lists what is refused ("Deal-breakers: Ryanair", "Not considering: Notion"): the
+    header and its colon are read as "excluding" (the header's own "not" would reach the wrong word)."""
+    alternatives = "|".join(map(re.escape, sorted(_guard_data().get("header_cues", []), key=len, reverse=True)))
+    return re.compile(r"(?<![\w-])(?:%s)\s*:\s*(?=\w)" % (alternatives or "(?!)"), re.IGNORECASE)
+
+
+# "a Ferber-free plan", "a Coca-Cola-free party": a name (capitalised, then lower case: not "BPA-free", a property
+# asked for) made "-free" after a lower-case word or a comma (not a sentence's first word: "Gluten-free recipes").
+_FREE = re.compile(r"(?<=[a-z,] )([A-Z][a-z][\w.+']*(?:-[A-Z][\w.+']*)*)-free\b")
+
+
+# "One thing I'm not putting through the drench gun again, after ...: ivermectin.": a sentence that opens with "one
+# thing" and a negation names what it refuses after its colon.
+_ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^.!?:]{0,160}?"
+                        r"(?:\bnot\b|n't\b|\bnever\b)[^.!?:]{0,160}:\s*(?=\w)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -510,6 +536,10 @@ def _cues() -> _Cues:
         place_anaphors=words("place_anaphors"),
         class_anaphors=words("class_anaphors"),
         maker_nouns=words("maker_nouns"),
+        travel_verbs=words("travel_verbs"),
+        name_ends=words("name_ends"),
+        change_words=words("change_words"),
+        permission_verbs=words("permission_verbs"),
         rejections=seqs("rejections"),
     )
 
