@@ -2097,6 +2097,20 @@ def test_guard_76(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-77 (phrasings_aj aj045, aj059): an anaphor inside a parenthesis points inside it; a question typed all in
+    # lower case names its complained-of thing with its first word
+    ("Hikes near Denver in October (Hanging Lake's permits are gone, so scratch that one). We have a dog.",
+     ("Hanging Lake's permits",)),
+    ("cheap vpn for bbc iplayer from abroad? nordvpn kept getting blocked so i'm done with them. surfshark?",
+     ("nordvpn",)),
+    # a first word with no complaint after it is no name
+    ("hey all. moving house again next month, honestly i'm done with it. packing tips?", ()),
+])
+def test_guard_77(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -574,11 +574,17 @@ def _anaphoric_subject(tokens: list[str], written: list[str], sentence_start: in
             tokens[end + 1] in _SENTENCE_END or tokens[end + 1] in _COMMA_LIKE):
         end += 1
     # up to the sentence's end or its clause's: "... Thailand twice so please leave it out, we want somewhere new"
-    if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE:
+    if end < len(tokens) and tokens[end] not in _SENTENCE_END and tokens[end] not in _COMMA_LIKE and tokens[end] != ")":
         return None
     if not (pointing or cues.anaphors & set(tokens[i + n : end])):
         return None
-    subject = _antecedent(tokens, written, sentence_start, i, names, cues)
+    # "hikes near Denver (Hanging Lake's permits are gone, so scratch that one)": inside a parenthesis, the words
+    # after it
+    opened = next((k + 1 for k in range(i - 1, sentence_start - 1, -1) if tokens[k] in ("(", ")")), None)
+    subject = None
+    if opened is not None and tokens[opened - 1] == "(":
+        subject = _antecedent(tokens, written, opened, i, names, cues)
+    subject = subject or _antecedent(tokens, written, sentence_start, i, names, cues)
     if not subject and names and _points_further(tokens, sentence_start, i, end, cues):
         # a sentence of the cue alone, or one that opens with an anaphor, points further back: "I've been using
         # Shopify ... Anything except that one.", "His neurologist put him on Aricept ... That burned us last year, so
@@ -1122,10 +1128,14 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     years ago ibuprofen gave me ...", nor a word the question writes in lower case elsewhere: "Coverage in my
     building has been awful ..., so I'm switching away from them. ... how do I check real coverage?")."""
     k = sentence_start
-    if k + 1 >= before or not written[k][:1].isupper() or not written[k + 1][:1].islower():
+    # a question typed all in lower case capitalises no name: "... from abroad? nordvpn kept getting blocked so i'm
+    # done with them" (a complaint after it, so not "hey", "yo", "moving")
+    lower = not any(c.isupper() for w in written for c in w)
+    if k + 1 >= before or not written[k + 1][:1].islower() or not (
+            written[k][:1].isupper() or (lower and written[k + 1] in cues.complaint_verbs)):  # "nordvpn kept ..."
         return None
     low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
-    if not low.isalpha() or low in written or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
+    if not low.isalpha() or low in written[:k] + written[k + 1 :] or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
             or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
             or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
             or low in cues.time_determiners \
