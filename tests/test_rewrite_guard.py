@@ -2111,6 +2111,18 @@ def test_guard_77(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-78 (phrasings_aj aj005, aj026): "put a stop to that" points back; a sentence of what the asker lacks
+    ("A friend swore by the Weissbluth method; one night of it and my partner put a permanent stop to that. Gentle "
+     "approaches?", ("Weissbluth",)),
+    ("No car. Can I realistically get around Crete by bus for 10 days?", ()),
+    ("No car, no licence, how do I get to Skye?", ()),
+    ("Dinner ideas. No meat, we're vegetarian.", ("meat",)),
+])
+def test_guard_78(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -832,6 +832,12 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and (tokens[i + n + 1 : i + n + 2] == ["yet"] or (
                 i > sentence_start and tokens[i - 1] in _COMMA_LIKE
                 and any(t[:1].isdigit() for t in tokens[sentence_start:i]))))
+        # "No car. Can I get around Crete by bus?", "No kids, no pets.": a sentence of what the asker lacks
+        or (tokens[i + n - 1] == "no" and i + n + 1 < len(tokens)
+            and all(t == "no" or t == "," or t in cues.means_nouns or t in cues.household_nouns
+                    for t in tokens[sentence_start:i])
+            and (tokens[i + n] in cues.means_nouns or tokens[i + n] in cues.household_nouns)
+            and (tokens[i + n + 1] in _SENTENCE_END or tokens[i + n + 1] in _COMMA_LIKE))
         # "I know nothing about strings": what the asker knows
         or (tokens[i] == "nothing" and i > 0 and tokens[i - 1] in cues.knowing_verbs)
         # "no gym experience really", "no prior knowledge": what the asker lacks
