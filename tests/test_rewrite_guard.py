@@ -2123,6 +2123,38 @@ def test_guard_78(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-79 (the nineteenth blind pair: eval/longq41): a P.S., reviews, a broken-up relationship, time wasted
+    ("Composting on a balcony? P.S. We've been through the Lomi twice, that ship has sailed.", ("Lomi",)),
+    ("Already tried: - Toastmasters: one star, would not repeat. - TED talks: two stars. Public speaking books?",
+     ("Toastmasters",)),
+    ("Rated: one star. Why do hotels get bad reviews?", ()),
+    ("Honestly, Rhino was a waste of a semester for me. Furniture modelling tutorials?", ("Rhino",)),
+    ("Buckets, a humidifier, zero patience left for the Back to the Roots kit after it went green. Grain spawn?",
+     ("Back Roots kit",)),
+    ("Photoshop and I are done. Cheaper photo editors?", ("Photoshop",)),
+    ("My brother and I broke up the band last year. Tips for solo gigs?", ()),
+    ("I used Etsy for two years. After the fee changes and an account hold, they and I parted ways. Shopify tips?",
+     ("Etsy",)),
+    # someone's words reported in quotation marks are read; a title is not
+    ('He did a term of Scratch and, in his words, "me and Scratch are no longer on speaking terms". Python books?',
+     ("Scratch",)),
+    ("My teacher said 'Never Let Me Go' is a must. Similar novels?", ()),
+    # what the asker's doctor prescribed, for "something else" in a later sentence
+    ("Last spring my GP prescribed zopiclone, and I was foggy every morning with Year 9. So, something else. CBT-I?",
+     ("zopiclone",)),
+    # controls: a thing failing, a loss feared, who the asker is, a state the app fails to bring
+    ("The charger I'm testing won't connect to our home Wi-Fi. EV charger installation guides?", ()),
+    ("We are in a conservation area, and frankly I would not want to lose the original glass anyway. Sash repair?",
+     ()),
+    ("Sterile technique for someone without a flow hood? Mushroom grain spawn.", ()),
+    ("I use the Calm app; it helps me relax, just not stay asleep. Insomnia reading?", ()),
+    ("pop punk bands like Paramore but not Fall Out Boy", ("Fall Out Boy",)),
+])
+def test_guard_79(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

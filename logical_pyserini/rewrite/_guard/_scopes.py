@@ -215,7 +215,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 and bool(_verb_anaphor(tokens, written, i + n, cues))
             if n and not rule and not patron and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
-            if n and _match(tokens, i, cues.auxiliaries) == n and tokens[sentence_start] in cues.possessives \
+            if n and _match(tokens, i, cues.auxiliaries) == n \
+                    and any(t in cues.possessives for t in tokens[max(sentence_start, i - 4) : i]) \
                     and i + n < len(tokens) and tokens[i + n] not in cues.permission_verbs and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
             if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
@@ -263,6 +264,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                                          or tokens[i - 1] == ","):
                 # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
                 start, stop = _fragment_names(written, _fragment_start(tokens, i), i) or (start, stop)
+            if tokens[i] == "and" and start < stop and tokens[start] in cues.possessives:
+                i += n  # "My brother and I broke up the band": the asker's people, no thing
+                continue
             back = None
             if start == stop == i and i > sentence_start and tokens[i - 1] in cues.personal and i + n < len(written) \
                     and written[i + n][:1].isupper() and not written[i + n].isupper():
@@ -282,7 +286,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     p -= 1
                 if cues.anaphors & set(tokens[p:i]):  # "I've finished Couch to 5K so that one's out"
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
-                    if not back and names and _points_further(tokens, sentence_start, p, i, cues):
+                    # "I used Etsy for two years. After the fee changes ..., they and I parted ways": the cue's own
+                    # subject is the anaphor
+                    own = tokens[i] == "and" and i - p == 1 and tokens[p] in cues.anaphors
+                    if not back and names and (own or _points_further(tokens, sentence_start, p, i, cues)):
                         # "My brother-in-law keeps pushing his Celestron NexStar on us ... That one is off the table"
                         back = _earlier_names(tokens, written, sentence_start, cues)
                 elif start == stop and start > sentence_start and tokens[start - 1] in cues.consequence and names:
@@ -706,6 +713,7 @@ def _earlier_names(tokens: list[str], written: list[str], sentence_start: int, c
     ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
     for stop, begin in zip(ends, ends[1:] + [-1]):
         subject = (_urged_thing(tokens, begin + 1, stop, cues) or _visited_place(tokens, written, begin + 1, stop, cues)
+                   or _prescribed(tokens, begin + 1, stop, cues)
                    or _named_object(written, begin + 1, stop, cues) or _fragment_names(written, begin + 1, stop + 1))
         if subject:
             return subject
@@ -742,6 +750,27 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         e = _object_end(tokens, start, before, cues)
         named = [t for t in tokens[start:e] if t not in cues.loose]
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
+            return start, e
+    return None
+
+
+def _prescribed(tokens: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """What the asker's doctor gave the asker, in a sentence before an anaphor that names nothing: "Last spring my GP
+    prescribed zopiclone, and while I did sleep, I spent every morning foggy ... So, something else." (one of
+    ``agent_nouns`` after a possessive, then "prescribed" / "gave me" / "put me on", then one or two lower-case words
+    up to a clause break)."""
+    for k in range(sentence_start + 1, before - 1):
+        if tokens[k] not in cues.agent_nouns or tokens[k - 1] not in cues.possessives:
+            continue
+        start = k + 1 + next((len(v) for v in (["prescribed"], ["gave", "me"], ["put", "me", "on"], ["started", "me", "on"])
+                              if tokens[k + 1 : k + 1 + len(v)] == v), 0)
+        if start == k + 1:
+            continue
+        e = start
+        while e < before and e < start + 2 and tokens[e][:1].isalpha() and tokens[e] not in cues.boundary \
+                and tokens[e] not in cues.prepositions and tokens[e] not in cues.loose:
+            e += 1
+        if e > start:
             return start, e
     return None
 
@@ -869,6 +898,18 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and written[i + n][:1].islower() and bool(cues.cheaper & set(tokens)))
         # "The walls are plasterboard, not brick": a description corrected, no thing to leave out
         or _corrected_description(tokens, sentence_start, i, n, cues)
+        # "the unit won't connect to our home Wi-Fi", "my Blue Yeti won't show up in Audacity": what a thing fails to
+        # do, a symptom (the asker's own "I won't connect to public wifi" is a habit, and still excludes)
+        or (_match(tokens, i, cues.auxiliaries) == n and i + n < end and tokens[i + n] in cues.function_verbs
+            and not (i > sentence_start and tokens[i - 1] in cues.personal))
+        # "sterile technique for someone without a flow hood": who the asker is
+        or (tokens[i + n - 1] == "without" and i > sentence_start and tokens[i - 1] in cues.someone_words)
+        # "the app helps me relax, just not stay asleep": a state it fails to bring, no thing
+        or (_match(tokens, i, cues.contrast) == n and i + n < end and tokens[i + n] in cues.linking_verbs
+            and written[i + n].islower())  # ("but not Fall Out Boy" names a band)
+        # "I would not want to lose the original glass anyway": a loss feared, the thing kept
+        or (i + n + 2 < end and tokens[i + n] in cues.wish and tokens[i + n + 1] == "to"
+            and (tokens[i + n + 2] in cues.ceasing_verbs or tokens[i + n + 2] in cues.damage_verbs))
         # "she won't give up nights out with her friends", "I will NOT give up taking orders by phone", "I won't quit
         # Mendeley": a negated giving up keeps the thing
         or (tokens[i + n - 1] == "give" and tokens[i + n : i + n + 1] == ["up"])

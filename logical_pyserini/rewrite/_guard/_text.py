@@ -185,6 +185,8 @@ class _Cues:
     rejections: tuple[tuple[str, ...], ...] = ()  # "UPPAbaby? no thanks": a name turned down
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
+    function_verbs: frozenset[str] = frozenset()  # "the unit won't connect to our Wi-Fi": a thing failing, a symptom
+    someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
     travel_verbs: frozenset[str] = frozenset()  # "don't want to drive in Germany": a way of getting about, no place
     change_words: frozenset[str] = frozenset()  # "my cat won't use the litter box anymore": a problem that began
@@ -263,6 +265,8 @@ def _plain(text: str) -> str:
     text = _headers().sub(" , excluding ", text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
+    text = _ONE_STAR.sub(lambda m: m[0] if m[1].lower() in _RATING_WORDS else f"excluding {m[1]}, {m[2]}",
+                         text)  # "Toastmasters: one star, would not repeat"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
@@ -292,6 +296,11 @@ _FREE = re.compile(r"(?<=[a-z,] )([A-Z][a-z][\w.+']*(?:-[A-Z][\w.+']*)*)-free\b"
 # thing" and a negation names what it refuses after its colon.
 _ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^.!?:]{0,160}?"
                         r"(?:\bnot\b|n't\b|\bnever\b)[^.!?:]{0,160}:\s*(?=\w)", re.IGNORECASE)
+
+
+_RATING_WORDS = {"rated", "rating", "score", "overall", "verdict", "review", "result"}
+# A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
+_ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
 
 
 @lru_cache(maxsize=1)
@@ -538,6 +547,8 @@ def _cues() -> _Cues:
         maker_nouns=words("maker_nouns"),
         travel_verbs=words("travel_verbs"),
         name_ends=words("name_ends"),
+        function_verbs=words("function_verbs"),
+        someone_words=words("someone_words"),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
         rejections=seqs("rejections"),
@@ -586,11 +597,19 @@ def _gerund(word: str, cues: _Cues) -> bool:
 _QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d")
 
 
+_SPEECH_BEFORE = re.compile(r"(?:\bin (?:his|her|their|my) (?:own )?words|\b(?:says|said|told (?:me|us)|put it|"
+                            r"insists|insisted|announced|declared))[,:]?\s*$", re.IGNORECASE)
+
+
 def _quoted_tokens(text: str) -> set[int]:
     """Positions (in the guard's tokens of ``text``) of the words inside quotation marks: a quoted error message or
     title ("I get 'fatal: not a git repository'") is what the asker talks about, so its negations exclude nothing.
     An apostrophe inside a word ("don't") opens no quotation."""
-    spans = [m.span() for m in _QUOTE.finditer(text)]
+    # someone's words reported ("he said, 'me and Scratch are no longer on speaking terms'") are read as the asker's:
+    # a quotation after a reporting phrase that is no title (a lower-case word in it)
+    spans = [m.span() for m in _QUOTE.finditer(text)
+             if not (_SPEECH_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+                     and re.search(r"\s[a-z]", m[0]))]
     if not spans:
         return set()
     return {k for k, m in enumerate(_TOKEN.finditer(text)) if any(a < m.start() < b for a, b in spans)}
