@@ -2155,6 +2155,37 @@ def test_guard_79(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-80 (phrasings_ak): covered already, a break-up, a divorce, a dash and "absolutely not", "Never."
+    ("We've got Mailchimp handled for the newsletter already. SMS reminder tools for a dental practice?",
+     ("Mailchimp",)),
+    ("1Password we've got sorted for work, so for home something else. Is Bitwarden the pick?", ("1Password",)),
+    ("Excel and I have been separated since the VLOOKUP incident. Donor tracking for a nonprofit?", ("Excel",)),
+    ("We divorced Babbel last spring and haven't looked back. Spanish by listening?", ("Babbel",)),
+    ("We're not on speaking terms with Comcast after the billing saga. Internet providers in Denver?", ("Comcast",)),
+    ("Ski resorts in the Alps for February? Courchevel - absolutely not. The prices. Maybe Tyrol.", ("Courchevel",)),
+    ("Western Union. Never. The exchange rates are robbery. Cheapest way to send money to the Philippines?",
+     ("Western Union",)),
+    ("Hugo's fine, but next.js is a hard no from the team lead. Static site generators?", ("next.js",)),
+    ("backend for a small api. node.js: been there, hated the churn. Go or Kotlin?", ("node.js",)),
+    ("We cancelled HBO Max in January and that's staying cancelled. Shows like Succession?", ("HBO Max",)),
+    ("Spent a whole winter on Couch to 5K and still dread every run, so that chapter's closed. Cardio ideas?",
+     ("Couch 5K",)),
+    ("Our quote from Home Depot came in at double the budget. We won't be going back to them. Cabinet makers?",
+     ("Home Depot",)),
+    # an anaphoric subject points to what someone pushed on the asker; initials do not end a sentence
+    ("My cousin keeps pushing Herbalife at every dinner. I want protein shakes, and before anyone asks, that stuff is "
+     "off the table. Suggestions?", ("Herbalife",)),
+    ("I'm done waiting on George R.R. Martin, so his books are off our list. Epic fantasy with slow-burn romance?",
+     ("George R.R Martin",)),
+    # a sentence that opens with a name is the topic "that one" points to, not its last name
+    ("The Camino Frances we walked in 2018 was like a highway, even bedbugs in Burgos. We are decided: that one is "
+     "not for us anymore. Portuguese route guides?", ("Camino Frances",)),
+])
+def test_guard_80(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

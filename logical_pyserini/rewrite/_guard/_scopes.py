@@ -261,7 +261,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
                 start, stop = last - 1 - int(tokens[last - 1] in tokens[: last - 1]), last
             if start == i and i > 1 and (i == sentence_start and tokens[i - 1] in _SENTENCE_END
-                                         or tokens[i - 1] == ","):
+                                         or tokens[i - 1] in _COMMA_LIKE):  # "Courchevel - absolutely not."
                 # "AirAsia? never again.", "Crunchyroll, been there done that": a cue alone after one to three names
                 start, stop = _fragment_names(written, _fragment_start(tokens, i), i) or (start, stop)
             if tokens[i] == "and" and start < stop and tokens[start] in cues.possessives:
@@ -288,7 +288,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     back = _antecedent(tokens, written, sentence_start, p, names, cues)
                     # "I used Etsy for two years. After the fee changes ..., they and I parted ways": the cue's own
                     # subject is the anaphor
-                    own = tokens[i] == "and" and i - p == 1 and tokens[p] in cues.anaphors
+                    # (or "that stuff is off the table" after "My cousin keeps pushing Herbalife at every dinner")
+                    words = [t for t in tokens[p:i] if t not in cues.copulas]
+                    own = (tokens[i] == "and" and len(words) == 1 and words[0] in cues.anaphors) or (
+                        len(words) == 2 and words[0] in cues.demonstratives and words[1] in cues.loose)
                     if not back and names and (own or _points_further(tokens, sentence_start, p, i, cues)):
                         # "My brother-in-law keeps pushing his Celestron NexStar on us ... That one is off the table"
                         back = _earlier_names(tokens, written, sentence_start, cues)
@@ -713,7 +716,7 @@ def _earlier_names(tokens: list[str], written: list[str], sentence_start: int, c
     ends = [j for j in range(sentence_start - 1, -1, -1) if tokens[j] in _SENTENCE_END][:4]
     for stop, begin in zip(ends, ends[1:] + [-1]):
         subject = (_urged_thing(tokens, begin + 1, stop, cues) or _visited_place(tokens, written, begin + 1, stop, cues)
-                   or _prescribed(tokens, begin + 1, stop, cues)
+                   or _prescribed(tokens, begin + 1, stop, cues) or _opening_name(written, begin + 1, stop, cues)
                    or _named_object(written, begin + 1, stop, cues) or _fragment_names(written, begin + 1, stop + 1))
         if subject:
             return subject
@@ -752,6 +755,18 @@ def _tried_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
         if named and e - start <= cues.max_scope_words and not cues.anaphors & set(named):
             return start, e
     return None
+
+
+def _opening_name(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
+    """The name a sentence opens with, its topic, when it is plainly one: "the" and capitalised words, or two or more
+    capitalised words ("The Camino Francés we walked in 2018 ..., even bedbugs in Burgos. ... that one is not for us
+    anymore" points to the Camino, not to Burgos)."""
+    k = sentence_start + int(written[sentence_start].lower() == "the") if sentence_start < before else before
+    e = k
+    while e < before and (written[e][:1].isupper() or (e > k and written[e][:1].isdigit())) \
+            and written[e].lower() not in cues.personal:
+        e += 1
+    return (k, e) if e < before and e - k >= 1 + int(k == sentence_start) and written[e][:1].islower() else None
 
 
 def _prescribed(tokens: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
@@ -1082,12 +1097,12 @@ def _rejected(tokens: list[str], written: list[str], i: int, cues: _Cues) -> tup
     or a comma, after the names that end the fragment before it ("stroller recs, UPPAbaby? no thanks, way too
     heavy", "someone recommended Aussie Home Loans, nope"; not "is it worth it? nope, the fee ...", no name)."""
     m = _match(tokens, i, cues.rejections)
-    if not m or i < 2 or tokens[i - 1] not in ("?", ",") or (
+    if not m or i < 2 or tokens[i - 1] not in ("?", ",", ":") or (
             tokens[i] != "been" and i + m < len(tokens) and tokens[i + m][:1].isalnum()):
         return None  # a rejection stands alone ("nope,"; not "pass the salt", "no way to know"), but "been there
         # like 6 times" goes on
     ps = _fragment_start(tokens, i)
-    if i - 1 - ps == 1 and tokens[ps].isalpha() and written[ps].islower() and tokens[ps] not in cues.loose \
+    if i - 1 - ps == 1 and re.fullmatch(r"[a-z][\w.+#-]*", written[ps]) and tokens[ps] not in cues.loose \
             and tokens[ps] not in cues.sentence_starts and not _adverb(tokens[ps], cues):
         return ps, ps + 1  # a name typed in lower case alone before its rejection: "... for coding. logitech? pass."
     return _fragment_names(written, ps, i) or _named_object(written, ps, i - 1, cues)

@@ -265,6 +265,8 @@ def _plain(text: str) -> str:
     text = _headers().sub(" , excluding ", text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
+    text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
+    text = _ALONE_NEVER.sub("Never again.", text)  # "Western Union. Never. The exchange rates are robbery."
     text = _ONE_STAR.sub(lambda m: m[0] if m[1].lower() in _RATING_WORDS else f"excluding {m[1]}, {m[2]}",
                          text)  # "Toastmasters: one star, would not repeat"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
@@ -298,6 +300,11 @@ _ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^
                         r"(?:\bnot\b|n't\b|\bnever\b)[^.!?:]{0,160}:\s*(?=\w)", re.IGNORECASE)
 
 
+# A person's initials between a first name and a surname ("Sarah J. Maas", "George R.R. Martin"); not "in the U.S.
+# Then ..." (a lower-case word before it).
+_INITIALS = re.compile(r"\b([A-Z][a-z]+ )((?:[A-Z]\.){1,3}) (?=[A-Z][a-z])")
+# "Never." alone after a sentence or a dash refuses what came before, as "never again" does.
+_ALONE_NEVER = re.compile(r"(?:(?<=[.!?] )|(?<=[\u2014\u2013-] ))Never\.(?=\s|$)")
 _RATING_WORDS = {"rated", "rating", "score", "overall", "verdict", "review", "result"}
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
 _ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
