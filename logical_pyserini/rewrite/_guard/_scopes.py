@@ -772,13 +772,12 @@ def _opening_name(written: list[str], sentence_start: int, before: int, cues: _C
 def _prescribed(tokens: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
     """What the asker's doctor gave the asker, in a sentence before an anaphor that names nothing: "Last spring my GP
     prescribed zopiclone, and while I did sleep, I spent every morning foggy ... So, something else." (one of
-    ``agent_nouns`` after a possessive, then "prescribed" / "gave me" / "put me on", then one or two lower-case words
-    up to a clause break)."""
+    ``agent_nouns`` after a possessive, then one of ``prescribing_phrases``, "prescribed" / "gave me" / "put me on",
+    then one or two lower-case words up to a clause break)."""
     for k in range(sentence_start + 1, before - 1):
         if tokens[k] not in cues.agent_nouns or tokens[k - 1] not in cues.possessives:
             continue
-        start = k + 1 + next((len(v) for v in (["prescribed"], ["gave", "me"], ["put", "me", "on"], ["started", "me", "on"])
-                              if tokens[k + 1 : k + 1 + len(v)] == v), 0)
+        start = k + 1 + (_match(tokens, k + 1, cues.prescribing) if k + 1 < before else 0)
         if start == k + 1:
             continue
         e = start

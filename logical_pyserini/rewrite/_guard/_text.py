@@ -186,6 +186,7 @@ class _Cues:
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
     function_verbs: frozenset[str] = frozenset()  # "the unit won't connect to our Wi-Fi": a thing failing, a symptom
+    prescribing: tuple[tuple[str, ...], ...] = ()  # "my GP prescribed zopiclone", "put me on": what a doctor gave
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
     travel_verbs: frozenset[str] = frozenset()  # "don't want to drive in Germany": a way of getting about, no place
@@ -267,7 +268,8 @@ def _plain(text: str) -> str:
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
     text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
     text = _ALONE_NEVER.sub("Never again.", text)  # "Western Union. Never. The exchange rates are robbery."
-    text = _ONE_STAR.sub(lambda m: m[0] if m[1].lower() in _RATING_WORDS else f"excluding {m[1]}, {m[2]}",
+    rating = set(_guard_data().get("rating_words", ()))  # "Rated: one star" names nothing
+    text = _ONE_STAR.sub(lambda m: m[0] if m[1].lower() in rating else f"excluding {m[1]}, {m[2]}",
                          text)  # "Toastmasters: one star, would not repeat"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
@@ -305,7 +307,6 @@ _ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^
 _INITIALS = re.compile(r"\b([A-Z][a-z]+ )((?:[A-Z]\.){1,3}) (?=[A-Z][a-z])")
 # "Never." alone after a sentence or a dash refuses what came before, as "never again" does.
 _ALONE_NEVER = re.compile(r"(?:(?<=[.!?] )|(?<=[\u2014\u2013-] ))Never\.(?=\s|$)")
-_RATING_WORDS = {"rated", "rating", "score", "overall", "verdict", "review", "result"}
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
 _ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
 
@@ -556,6 +557,7 @@ def _cues() -> _Cues:
         name_ends=words("name_ends"),
         function_verbs=words("function_verbs"),
         someone_words=words("someone_words"),
+        prescribing=seqs("prescribing_phrases"),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
         rejections=seqs("rejections"),
@@ -604,8 +606,11 @@ def _gerund(word: str, cues: _Cues) -> bool:
 _QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d")
 
 
-_SPEECH_BEFORE = re.compile(r"(?:\bin (?:his|her|their|my) (?:own )?words|\b(?:says|said|told (?:me|us)|put it|"
-                            r"insists|insisted|announced|declared))[,:]?\s*$", re.IGNORECASE)
+@lru_cache(maxsize=1)
+def _speech_before() -> re.Pattern:
+    """A reporting phrase (``speech_leads``: "in his words", "said") ending right before a quotation."""
+    leads = sorted(_guard_data().get("speech_leads", []), key=len, reverse=True)
+    return re.compile(r"\b(?:%s)[,:]?\s*$" % ("|".join(map(re.escape, leads)) or "(?!)"), re.IGNORECASE)
 
 
 def _quoted_tokens(text: str) -> set[int]:
@@ -615,7 +620,7 @@ def _quoted_tokens(text: str) -> set[int]:
     # someone's words reported ("he said, 'me and Scratch are no longer on speaking terms'") are read as the asker's:
     # a quotation after a reporting phrase that is no title (a lower-case word in it)
     spans = [m.span() for m in _QUOTE.finditer(text)
-             if not (_SPEECH_BEFORE.search(text[max(0, m.start() - 30) : m.start()])
+             if not (_speech_before().search(text[max(0, m.start() - 30) : m.start()])
                      and re.search(r"\s[a-z]", m[0]))]
     if not spans:
         return set()
