@@ -2186,6 +2186,19 @@ def test_guard_80(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-81 (phrasings_ai ai001): "X was way too ..." after a name is a complaint that leaves it out; after a
+    # common noun or "it" it tells how something was
+    ("Need a new mattress for back pain. Casper was way too soft when I tested it in store. Suggestions?", ("Casper",)),
+    ("Lisbon was far too hot in August. Cooler city breaks?", ("Lisbon",)),
+    ("The water was way too cold last time, wetsuit tips?", ()),
+    ("Booked a cabin in Maine. It was way too cold, any tips for staying warm?", ()),
+    ("I looked at Monday.com but the per-seat pricing is way too expensive. Project tools?", ()),
+])
+def test_guard_81(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -267,6 +267,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if tokens[i] == "and" and start < stop and tokens[start] in cues.possessives:
                 i += n  # "My brother and I broke up the band": the asker's people, no thing
                 continue
+            if tuple(tokens[i : i + n]) in cues.named_trailing and not (
+                    start < stop and _names_only(written, start, stop)
+                    and not all(t in cues.loose for t in tokens[start:stop])):
+                i += n  # "Casper was way too soft" names what failed; "the water was way too cold" or "it was way
+                continue  # too cold" tells how something was
             back = None
             if start == stop == i and i > sentence_start and tokens[i - 1] in cues.personal and i + n < len(written) \
                     and written[i + n][:1].isupper() and not written[i + n].isupper():

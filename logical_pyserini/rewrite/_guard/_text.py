@@ -186,6 +186,7 @@ class _Cues:
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
     function_verbs: frozenset[str] = frozenset()  # "the unit won't connect to our Wi-Fi": a thing failing, a symptom
+    named_trailing: frozenset[tuple[str, ...]] = frozenset()  # "Casper was way too soft": only after a name
     prescribing: tuple[tuple[str, ...], ...] = ()  # "my GP prescribed zopiclone", "put me on": what a doctor gave
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
@@ -558,6 +559,7 @@ def _cues() -> _Cues:
         function_verbs=words("function_verbs"),
         someone_words=words("someone_words"),
         prescribing=seqs("prescribing_phrases"),
+        named_trailing=frozenset(seqs("named_trailing")),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
         rejections=seqs("rejections"),
