@@ -2199,6 +2199,18 @@ def test_guard_81(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-82 (longq41 ms14, after its OrLog run): "him" / "her" ending a cue points to a person named before,
+    # however long its sentence
+    ("My housemate keeps leaving Jamie Oliver's books on my bench. Love her, but the man's thirty-minute meals take "
+     "me an hour and a half and every pot we own, and I'm done with him. Meal prep for night shifts?",
+     ("Jamie Oliver's",)),
+    ("My daughter loves her piano teacher. I'm honestly done arguing with her about practice. Motivation tips?", ()),
+])
+def test_guard_82(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

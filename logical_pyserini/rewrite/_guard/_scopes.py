@@ -684,7 +684,11 @@ def _points_further(tokens: list[str], sentence_start: int, i: int, end: int, cu
     first = next((t for t in tokens[sentence_start:i] if not _adverb(t, cues)), "")
     tried = any(tokens[k] in cues.experienced and tokens[k + 1] in cues.object_anaphors
                 for k in range(sentence_start, min(i - 1, sentence_start + 3)))  # "We did that on our honeymoon"
-    return len(before) <= 2 or first in cues.anaphors or tried or bool(cues.class_anaphors & set(tokens[i:end]))
+    # "... Jamie Oliver's books on my bench. Love her, but the man's meals take me an hour, and I'm done with him.": a
+    # person's pronoun ending the cue points to a person named before, however long its sentence
+    person = end > i and tokens[end - 1] in ("him", "her")
+    return len(before) <= 2 or first in cues.anaphors or tried or bool(cues.class_anaphors & set(tokens[i:end])) \
+        or person
 
 
 
