@@ -217,7 +217,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0
             if n and _match(tokens, i, cues.auxiliaries) == n \
                     and any(t in cues.possessives for t in tokens[max(sentence_start, i - 4) : i]) \
-                    and i + n < len(tokens) and tokens[i + n] not in cues.permission_verbs and _changed(tokens, i + n, cues):
+                    and i + n < len(tokens) and tokens[i + n] not in cues.permission_verbs \
+                    and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
             if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
                 n = 0  # "my 8yo doesnt want to go to school anymore"
@@ -333,7 +334,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 if tokens[end] in cues.name_ends and written[end].islower() and _named_head(written, i + n, end, cues) \
                         and not _title_goes_on(written, end + 1, cues):
                     break  # "has vetoed IKEA for anything in the nursery", "killed the HubSpot idea at Tuesday's
-                    # meeting": a name, maybe with one noun, then a preposition that says where or why
+                    # meeting": a name (filler aside), then a preposition that says where or why
                 step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
@@ -640,7 +641,8 @@ def _title_goes_on(written: list[str], k: int, cues: _Cues) -> bool:
     it is inside a title ("Lessons in Chemistry", "Attack on Titan", "Wow in the World")."""
     while k < len(written) and written[k].lower() in cues.determiners:
         k += 1
-    return k < len(written) and written[k][:1].isupper() and re.sub(r"'s$", "", written[k].lower()) not in cues.time_words
+    return k < len(written) and written[k][:1].isupper() \
+        and re.sub(r"'s$", "", written[k].lower()) not in cues.time_words
 
 
 def _changed(tokens: list[str], start: int, cues: _Cues) -> bool:
@@ -1205,7 +1207,8 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
             written[k][:1].isupper() or (lower and written[k + 1] in cues.complaint_verbs)):  # "nordvpn kept ..."
         return None
     low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
-    if not low.isalpha() or low in written[:k] + written[k + 1 :] or low in cues.loose or low in cues.personal or low in cues.sentence_starts \
+    if not low.isalpha() or low in written[:k] + written[k + 1 :] or low in cues.loose or low in cues.personal \
+            or low in cues.sentence_starts \
             or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
             or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
             or low in cues.time_determiners \

@@ -193,7 +193,7 @@ class _Cues:
     travel_verbs: frozenset[str] = frozenset()  # "don't want to drive in Germany": a way of getting about, no place
     change_words: frozenset[str] = frozenset()  # "my cat won't use the litter box anymore": a problem that began
     permission_verbs: frozenset[str] = frozenset()  # "our HOA won't allow X anymore": a rule, still an exclusion
-    maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make, not the model
+    maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make
     continuing_negations: frozenset[str] = frozenset()  # "nor": a negation going on with the one before it
     light_verbs: frozenset[str] = frozenset()  # "dont want to go": a verb alone that names no thing
     damage_verbs: frozenset[str] = frozenset()  # "don't want to break the counter": a harm feared, not an exclusion
