@@ -2211,6 +2211,17 @@ def test_guard_82(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-83 (phrasings_ak controls ak035, ak049): "minus" before a number, "what should I know about X"
+    ("My Honda Civic won't start when it drops below minus 25 in Winnipeg. What else should I check?", ()),
+    ("laptops minus apple", ("apple",)),
+    ("Is the Coast Starlight worth it, and what should I know about booking a roomette?", ()),
+    ("I know about Stoicism already, other philosophy intros?", ("Stoicism",)),
+])
+def test_guard_83(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -108,6 +108,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
             if n and i > 0 and tokens[i - 1] in cues.negators:
                 n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
+            if n and tokens[i : i + n] == ["minus"] and i + 1 < len(tokens) and tokens[i + 1][:1].isdigit():
+                n = 0  # "when it drops below minus 25 in Winnipeg": a number, no thing
+            if n and i > 0 and tokens[i - 1] in cues.question_modals and _match(tokens, i, cues.knowledge) == n:
+                n = 0  # "what should I know about booking a roomette?": what the asker asks to learn
             if n and i + n < len(tokens) and tokens[i + n] in cues.negators and written[i + n].islower():
                 n = 0  # "tired of never having weekends off": the negations cancel ("other than Never Split ..." not)
             if n and _match(tokens, i, cues.contrast) and _conditional(

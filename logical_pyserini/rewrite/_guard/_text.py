@@ -186,6 +186,7 @@ class _Cues:
     place_anaphors: frozenset[str] = frozenset()  # "the wedding there was a disaster": a place named before
     class_anaphors: frozenset[str] = frozenset()  # "steering clear of that brand": a name's class after "that"
     function_verbs: frozenset[str] = frozenset()  # "the unit won't connect to our Wi-Fi": a thing failing, a symptom
+    question_modals: frozenset[str] = frozenset()  # "what should I know about X": a question, no knowledge claimed
     named_trailing: frozenset[tuple[str, ...]] = frozenset()  # "Casper was way too soft": only after a name
     prescribing: tuple[tuple[str, ...], ...] = ()  # "my GP prescribed zopiclone", "put me on": what a doctor gave
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
@@ -560,6 +561,7 @@ def _cues() -> _Cues:
         someone_words=words("someone_words"),
         prescribing=seqs("prescribing_phrases"),
         named_trailing=frozenset(seqs("named_trailing")),
+        question_modals=words("question_modals"),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
         rejections=seqs("rejections"),
