@@ -270,9 +270,7 @@ def _plain(text: str) -> str:
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
     text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
     text = _ALONE_NEVER.sub("Never again.", text)  # "Western Union. Never. The exchange rates are robbery."
-    rating = set(_guard_data().get("rating_words", ()))  # "Rated: one star" names nothing
-    text = _ONE_STAR.sub(lambda m: m[0] if m[1].lower() in rating else f"excluding {m[1]}, {m[2]}",
-                         text)  # "Toastmasters: one star, would not repeat"
+    text = _ONE_STAR.sub(_one_star, text)  # "Toastmasters: one star, would not repeat"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
@@ -311,6 +309,12 @@ _INITIALS = re.compile(r"\b([A-Z][a-z]+ )((?:[A-Z]\.){1,3}) (?=[A-Z][a-z])")
 _ALONE_NEVER = re.compile(r"(?:(?<=[.!?] )|(?<=[\u2014\u2013-] ))Never\.(?=\s|$)")
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
 _ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
+
+
+def _one_star(m: re.Match) -> str:
+    """A review's lowest score after a name read as "excluding" it ("Rated: one star" names nothing: ``rating_words``);
+    the word list is looked up only on a match, since ``_plain`` also reads each cue and leaf word."""
+    return m[0] if m[1].lower() in _guard_data().get("rating_words", ()) else f"excluding {m[1]}, {m[2]}"
 
 
 @lru_cache(maxsize=1)
