@@ -2059,7 +2059,7 @@ def test_guard_75(question, kept):
     ("Zero interest in Colleen Hoover, half the group would walk out. Funny novels?", ("Colleen Hoover",)),
     ("The head teacher adores Comic Sans; the less of it the better. Friendly fonts?", ("Comic Sans",)),
     # headers before a colon, and a sentence that opens with "one thing" and a negation
-    ("Deal-breakers: Ryanair, overnight layovers. Dublin to Krakow in March?", ("Ryanair",)),
+    ("Deal-breakers: Ryanair, overnight layovers. Dublin to Krakow in March?", ("Ryanair", "overnight layovers")),
     ("Requirements: works offline. Not considering: Notion (company firewall). Note apps?", ("Notion",)),
     ("Out of scope: Kubernetes. Zero-downtime deploys for a Rails monolith?", ("Kubernetes",)),
     ("One thing I'm not putting through the drench gun again, after this autumn's test: ivermectin. Drench resistance?",
@@ -2219,6 +2219,43 @@ def test_guard_82(question, kept):
     ("I know about Stoicism already, other philosophy intros?", ("Stoicism",)),
 ])
 def test_guard_83(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-84 (twentieth blind pair, phrasings_al and longq42): forum formatting, text-speak, formal English, facts
+    # that make a thing moot, someone's veto of a name from a place
+    ("Mice in the loft again. Already tried: Rentokil, Big Cheese traps, peppermint oil. What actually works?",
+     ("Rentokil", "Big Cheese traps", "peppermint oil")),
+    ("Ruled out: a law conversion course (too dear, sadly), an MBA (no), and teaching. Careers for a chemist?",
+     ("law conversion course", "MBA", "teaching")),
+    ("Not considering: Notion, because it is slow for our team of six. Planning tools?", ("Notion",)),
+    ("Lightweight tent for two? ~~Vango~~ leaked on me in Snowdonia.", ("Vango",)),
+    ("how to stop moles digging up the lawn (~~moths~~ autocorrect) without poison?", ()),
+    ("Electric hedge trimmer for my mum? Ryobi \U0001f6ab the last one lasted a month", ("Ryobi",)),
+    ("family restaurants near Leicester Square \U0001f6ab Pizza Hut", ("Pizza Hut",)),
+    ("Secondhand sewing machine advice: \U0001f44e Brother, mine jammed weekly. Budget 200", ("Brother",)),
+    ("Work boots for a cold warehouse? Caterpillar ain't it for me, they pinch.", ("Caterpillar",)),
+    ("also Layers Mash is mid ngl, the hens ignore it. Better feed?", ("Layers Mash",)),
+    ("Budget is mid range and we'd rather sleep in huts. Alpine routes?", ()),
+    ("Wheelchair hire in Leeds, please. Careline is not required, their delivery took weeks.", ("Careline",)),
+    ("I'm in Ireland and Yarn Barn stopped shipping here. Who sells cheap merino?", ("Yarn Barn",)),
+    ("My old spinning wheel stopped working. How do I fix the treadle?", ()),
+    ("Knitting shops in York now that Wool and Cotton closed down?", ("Wool", "Cotton")),
+    ("Quiz night rounds for a village hall? Grandad banned Trivial Pursuit from the house after 1998.",
+     ("Trivial Pursuit",)),
+    ("Cordless nail gun? The site manager won't have Ozito tools on site.", ("Ozito tools",)),
+    ("Been there, done Slimming World, done Noom. Diet plans for a night-shift nurse?", ("Slimming World", "Noom")),
+    ("Been there, done that with broilers, now I want to try ducks. Housing ideas?", ("broilers",)),
+    ("Life's too short for Proust. Book club picks under 300 pages?", ("Proust",)),
+    ("Beehive suppliers near Nakuru please. Bee Kind Kenya we have already, kindly avoid.", ("Bee Kind Kenya",)),
+    ("Blackpool? Not again. Coach trip ideas for our bowls club?", ("Blackpool",)),
+    ("We had planned to use SafeCoat, but SafeCoat was withdrawn from sale in March. Fire retardant options?",
+     ("SafeCoat",)),
+    ("I'm an accountant, not an engineer. Beginner guides to clock repair?", ()),
+    ("Why is my cough worse at night? Is it asthma or something else?", ()),
+])
+def test_guard_84(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 

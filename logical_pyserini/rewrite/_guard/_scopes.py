@@ -81,6 +81,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
         n, kind = _match(tokens, i, cues.anaphoric), "anaphoric"
         if n and tokens[i + n - 1] == "else" and _match(tokens, i + n, cues.examples):
             n = 0  # "something else like histamines or tannins": the examples are what is asked about
+        if n and tokens[i + n - 1] == "else" and i > sentence_start and tokens[i - 1] == "or":
+            n = 0  # "Is it anxiety only or something else?": one answer of a question, not a replacement
         if not n:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
             if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
@@ -275,8 +277,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if tuple(tokens[i : i + n]) in cues.named_trailing and not (
                     start < stop and _names_only(written, start, stop)
                     and not all(t in cues.loose for t in tokens[start:stop])):
-                i += n  # "Casper was way too soft" names what failed; "the water was way too cold" or "it was way
-                continue  # too cold" tells how something was
+                start = _names_ending(tokens, written, sentence_start, stop, cues)
+                if start is None:
+                    i += n  # "Casper was way too soft" names what failed; "the water was way too cold" or "it was
+                    continue  # way too cold" tells how something was
             back = None
             if start == stop == i and i > sentence_start and tokens[i - 1] in cues.personal and i + n < len(written) \
                     and written[i + n][:1].isupper() and not written[i + n].isupper():
@@ -1089,14 +1093,46 @@ def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: in
     """True when "not" at ``i`` follows a comma after a sentence that describes something: a determiner, one or two
     words and a copula open it ("The walls are plasterboard, not brick"; "museums in Paris, not art museums" and "I
     want a hotel, not a hostel" ask), or one of ``situation_pronouns`` does ("It's got 8GB RAM and I think still the
-    original hard drive, not an SSD")."""
+    original hard drive, not an SSD"), or the asker saying who they are ("I'm an accountant, not an engineer")."""
     if tokens[i + n - 1] != "not" or i < 2 or tokens[i - 1] != ",":
         return False
     head = tokens[sentence_start : i - 1]
+    identity = head[:1] == ["i'm"] or head[:2] == ["i", "am"]  # "I'm an accountant, not an engineer": who asks
+    if identity and len(head) <= 5 and head[1 + (head[0] == "i")] in ("a", "an") and tokens[i + n : i + n + 1] \
+            in (["a"], ["an"]):
+        return True
     if len(head) < 4 or head[0] in cues.personal or any(t in _COMMA_LIKE for t in head):
         return False
     return head[0] in cues.situation_pronouns or (
         head[0] in cues.determiners and any(t in cues.copulas and not t.endswith("n't") for t in head[2:4]))
+
+
+def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, cues: _Cues) -> int | None:
+    """Where the names that end a subject begin, one lower-case word after them allowed ("I'm in New Zealand and
+    Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Sew and
+    So closed down"), or None when they do not follow the subject's start, a comma or a joining word ("My Dell battery
+    is mid": the asker's own thing; "the water was way too cold")."""
+    def begin(k: int) -> int:
+        while k > start and written[k - 1][:1].isupper() and tokens[k - 1] not in cues.possessives \
+                and tokens[k - 1] not in cues.personal and tokens[k - 1] not in cues.determiners \
+                and tokens[k - 1] not in cues.anaphors:  # not "The water", "It"
+            k -= 1
+        return k
+
+    def after_joint(k: int) -> bool:
+        return k == start or tokens[k - 1] in _NAME_JOINTS or (tokens[k - 1] in cues.determiners and k - 1 == start)
+
+    end = stop - int(stop - start >= 2 and written[stop - 1].isalpha() and written[stop - 1].islower())
+    k = begin(end)
+    if k == end:
+        return None
+    # a name with "and" in it opens after a joining word ("now that Sew and So"), a list's last name after "and"
+    if k - 1 > start and tokens[k - 1] == "and" and written[k - 2][:1].isupper() and after_joint(begin(k - 1)):
+        return begin(k - 1)
+    return k if after_joint(k) else None
+
+
+_NAME_JOINTS = {"and", "but", "also", ",", "that", "since", "because", "as", "so", "after", "when", "now"}
 
 
 def _names_only(written: list[str], start: int, end: int) -> bool:

@@ -264,9 +264,14 @@ def _plain(text: str) -> str:
     shorthand spelled out ("excl." -> "excluding", "w/o" -> "without"), so a cue matches however the question was
     typed.  Every token list of the guard is taken from this text, so their positions agree."""
     pattern, spelled = _abbreviations()
-    text = pattern.sub(lambda m: spelled[m[0].lower()], text.replace("\u2019", "'").replace("\u2018", "'"))
-    text = _headers().sub(" , excluding ", text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    text = _STRUCK.sub(r" , excluding \1 , ", text)  # "~~Buddipole~~ (way over budget)": a name struck through
+    text = _MARKED.sub(r"excluding \1 , ", text)  # "Stihl 🚫 he refuses ...": a cross mark typed after a name
+    text = pattern.sub(lambda m: spelled[m[0].lower()], text)
+    text = _headers().sub(_header_list, text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
+    text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
+    text = _BEEN_THERE.sub(_been_there, text)  # "Been there, done Weight Watchers, twice."
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
     text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
     text = _ALONE_NEVER.sub("Never again.", text)  # "Western Union. Never. The exchange rates are robbery."
@@ -288,7 +293,18 @@ def _headers() -> re.Pattern:
     """A header before a colon that lists what is refused ("Deal-breakers: Ryanair", "Not considering: Notion"): the
     header and its colon are read as "excluding" (the header's own "not" would reach the wrong word)."""
     alternatives = "|".join(map(re.escape, sorted(_guard_data().get("header_cues", []), key=len, reverse=True)))
-    return re.compile(r"(?<![\w-])(?:%s)\s*:\s*(?=\w)" % (alternatives or "(?!)"), re.IGNORECASE)
+    return re.compile(r"(?<![\w-])(?:%s)\s*:\s*(?=\w)([^.!?;\n]*)" % (alternatives or "(?!)"), re.IGNORECASE)
+
+
+def _header_list(m: re.Match) -> str:
+    """A header's list, each short item read as excluded ("Already tried: Footvax, Golden Hoof, trimming every 6
+    weeks"); the first long item and what follows stay as written ("Not considering: Notion, because it is slow")."""
+    items = re.split(r",(?![^()]*\))", m[1])  # not a comma inside parentheses: "a bootcamp (tried one, hated it)"
+    k = 1
+    while k < len(items) and 0 < len(re.sub(r"\([^()]*\)", "", items[k]).split()) <= 4:
+        k += 1
+    listed = (re.sub(r"^(?:and|or)\s+", "", x.strip()) for x in items[:k])  # "..., and school administration"
+    return " , " + " , ".join(f"excluding {x}" for x in listed) + "".join("," + x for x in items[k:])
 
 
 # "a Ferber-free plan", "a Coca-Cola-free party": a name (capitalised, then lower case: not "BPA-free", a property
@@ -302,11 +318,33 @@ _ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^
                         r"(?:\bnot\b|n't\b|\bnever\b)[^.!?:]{0,160}:\s*(?=\w)", re.IGNORECASE)
 
 
+# Someone's veto of a name from a place: "Grandma banned Tupperware parties from the house", "My foreman won't have
+# Harbor Freight tools on site" (not "banned in" / "won't have ... access": a fact or the asker's lot).
+_VETO = re.compile(r"(?<=\w )(banned|won't have|will not have|wont have)\s+([A-Z][\w'&+.-]*(?:\s+\S+){0,3}?)\s+"
+                   r"(from|on site|onsite|on the site|in the house|in my house|in our house|at home)\b")
+# "Been there, done X": X tried and left ("Been there, done the paper ledger, done Google Forms"); not "done that".
+_BEEN_THERE = re.compile(r"\b(been there,?\s+)done\s+(?!that\b|it\b|this\b)([^.!?;\n]*)", re.IGNORECASE)
+
+
+def _been_there(m: re.Match) -> str:
+    """Each "done X" after "been there" read as "excluding X"; what follows the last item stays as written."""
+    items = re.split(r",\s*done\s+", m[2])
+    last, _, rest = items[-1].partition(",")
+    return m[1] + " , ".join(f"excluding {x.strip()}" for x in items[:-1] + [last]) + ("," + rest if rest else "")
+
+
 # A person's initials between a first name and a surname ("Sarah J. Maas", "George R.R. Martin"); not "in the U.S.
 # Then ..." (a lower-case word before it).
 _INITIALS = re.compile(r"\b([A-Z][a-z]+ )((?:[A-Z]\.){1,3}) (?=[A-Z][a-z])")
 # "Never." alone after a sentence or a dash refuses what came before, as "never again" does.
 _ALONE_NEVER = re.compile(r"(?:(?<=[.!?] )|(?<=[\u2014\u2013-] ))Never\.(?=\s|$)")
+# Markdown strikethrough of a name ("~~Hagerty~~ doubled my renewal"); not of a lower-case word, often a typo
+# corrected in place ("how to stop bees swarming (~~swimming~~ lol autocorrect)").
+_STRUCK = re.compile(r"~~\s*([A-Z0-9][^~\n]{0,60}?)\s*~~")
+# A cross mark or thumbs-down typed after a name and before no other ("NNA ❌ already spent too much", "Stihl 🚫 he
+# refuses"); one before a name ("🚫 McDonald's 🚫 Olive Garden") is spelled out as "no" (``abbreviations``).
+_MARKED = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*[\U0001F6AB\u274C\u26D4\U0001F44E]+\uFE0F?"
+                     r"(?!\s*[A-Z])")
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
 _ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
 
