@@ -2126,7 +2126,7 @@ def test_guard_78(question, kept):
 @pytest.mark.parametrize("question, kept", [
     # guard-79 (the nineteenth blind pair: eval/longq41): a P.S., reviews, a broken-up relationship, time wasted
     ("Composting on a balcony? P.S. We've been through the Lomi twice, that ship has sailed.", ("Lomi",)),
-    ("Already tried: - Toastmasters: one star, would not repeat. - TED talks: two stars. Public speaking books?",
+    ("Tried: - Toastmasters: one star, would not repeat. - TED talks: two stars. Public speaking books?",
      ("Toastmasters",)),
     ("Rated: one star. Why do hotels get bad reviews?", ()),
     ("Honestly, Rhino was a waste of a semester for me. Furniture modelling tutorials?", ("Rhino",)),
@@ -2230,6 +2230,10 @@ def test_guard_83(question, kept):
     ("Ruled out: a law conversion course (too dear, sadly), an MBA (no), and teaching. Careers for a chemist?",
      ("law conversion course", "MBA", "teaching")),
     ("Not considering: Notion, because it is slow for our team of six. Planning tools?", ("Notion",)),
+    ("Already tried: - Toastmasters: one star, would not repeat. - TED talks: two stars. Public speaking books?",
+     ("TED talks", "Toastmasters")),
+    ("Help with his speech after surgery.\nWhat we have already tried:\n- the booklet from the hospital ward\n"
+     "- Servox (too robotic)\n\nWe live in Wales.", ("Servox",)),
     ("Lightweight tent for two? ~~Vango~~ leaked on me in Snowdonia.", ("Vango",)),
     ("how to stop moles digging up the lawn (~~moths~~ autocorrect) without poison?", ()),
     ("Electric hedge trimmer for my mum? Ryobi \U0001f6ab the last one lasted a month", ("Ryobi",)),

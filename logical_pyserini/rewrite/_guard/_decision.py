@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
+from ...query import And, Node, Not, Term, distinct_terms, iter_terms
 from .._types import Rewrite
-from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _title_case, _words
+from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _sentences, _title_case, _words
 from ._situations import _clause_state, _contrast, _negated_action
 from ._scopes import _items, _scoped_tokens, negative_clauses
 
@@ -55,7 +55,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     the thing, not every document that uses one of its words.  Needs a Lucene index with positions.
     """
     cues = _cues()
-    question = normalize_text(rewrite.question)
+    question = _sentences(rewrite.question)
     tokens, scopes, in_scope = _scoped_tokens(question)
     lower = [t.lower() for t in tokens]
     scope_words = {lower[j] for j in in_scope}

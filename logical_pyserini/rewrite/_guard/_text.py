@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 
+from ...query import normalize_text
+
 
 # A hyphen or en dash between spaces, or an em dash, separates clauses as a comma does ("at home - stretching
 # routines"); an unspaced en dash joins ("Trastevere\u2013Testaccio").
@@ -242,6 +244,16 @@ def _guard_data() -> dict:
     return json.loads(rewrite.joinpath("guard.json").read_text(encoding="utf-8"))
 
 
+# A line that ends with no punctuation ends its sentence: a list item, a heading, a signature ("- Servox (he hates
+# it)\n- ..."); the guard reads whitespace-collapsed text, where the line break would be lost.
+_LINE_END = re.compile(r"(?<=[\w)\]\"'%])[ \t]*\r?\n\s*")
+
+
+def _sentences(text: str) -> str:
+    """``text`` with its whitespace collapsed and each unpunctuated line end read as a sentence end."""
+    return normalize_text(_LINE_END.sub(" . ", text))
+
+
 @lru_cache(maxsize=1)
 def _bare_contractions() -> re.Pattern:
     return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, _guard_data()["bare_contractions"])), re.IGNORECASE)
@@ -268,6 +280,7 @@ def _plain(text: str) -> str:
     text = _STRUCK.sub(r" , excluding \1 , ", text)  # "~~Buddipole~~ (way over budget)": a name struck through
     text = _MARKED.sub(r"excluding \1 , ", text)  # "Stihl 🚫 he refuses ...": a cross mark typed after a name
     text = pattern.sub(lambda m: spelled[m[0].lower()], text)
+    text = _headers(bullets=True).sub(_header_bullets, text)  # "Already tried:\n- a booklet\n- Servox (...)"
     text = _headers().sub(_header_list, text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
@@ -288,12 +301,30 @@ def _plain(text: str) -> str:
     return _bare_contractions().sub(restore, text)
 
 
-@lru_cache(maxsize=1)
-def _headers() -> re.Pattern:
+@lru_cache(maxsize=2)
+def _headers(bullets: bool = False) -> re.Pattern:
     """A header before a colon that lists what is refused ("Deal-breakers: Ryanair", "Not considering: Notion"): the
-    header and its colon are read as "excluding" (the header's own "not" would reach the wrong word)."""
+    header and its colon are read as "excluding" (the header's own "not" would reach the wrong word).  With
+    ``bullets``, the header ends its line and a bulleted list follows."""
     alternatives = "|".join(map(re.escape, sorted(_guard_data().get("header_cues", []), key=len, reverse=True)))
-    return re.compile(r"(?<![\w-])(?:%s)\s*:\s*(?=\w)([^.!?;\n]*)" % (alternatives or "(?!)"), re.IGNORECASE)
+    head = r"(?<![\w-])(?:%s)\s*:" % (alternatives or "(?!)")
+    if bullets:  # the items, each ended as a sentence (``_sentences``): "Already tried: - a booklet . - Servox ."
+        return re.compile(head + r"\s*((?:[-*\u2022]\s+[^.!?]*[.!?]\s*)+)", re.IGNORECASE)
+    return re.compile(head + r"\s*(?=\w)([^.!?;\n]*)", re.IGNORECASE)
+
+
+def _header_bullets(m: re.Match) -> str:
+    """A bulleted list under a header: each item that is short or opens with a name is excluded up to its first
+    parenthesis or comma ("- Servox (he hates the robot buzz)"); a long description stays as written ("- the speech
+    therapy booklet from the hospital", which would make a NOT of many words)."""
+    out = []
+    for item in re.finditer(r"[-*\u2022]\s+([^.!?]*)([.!?])\s*", m[1]):
+        head, tail = re.match(r"([^(,;]*)(.*)", item[1]).groups()
+        words = head.split()
+        named = bool(words) and words[0][:1].isupper() and words[0].lower() not in ("the", "a", "an", "my", "our")
+        out.append(f"excluding {head.strip()} , {tail} {item[2]} " if words and (len(words) <= 4 or named)
+                   else item[0])
+    return " . " + "".join(out)
 
 
 def _header_list(m: re.Match) -> str:

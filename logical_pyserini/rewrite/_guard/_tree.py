@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from ...query import And, Node, Not, Or, Term, count_negations, iter_terms, normalize_text, shape
-from ._text import _CLAUSE_BREAKS, _TOKEN, _bare, _cues, _match, _plain, _words
+from ...query import And, Node, Not, Or, Term, count_negations, iter_terms, shape
+from ._text import _CLAUSE_BREAKS, _TOKEN, _bare, _cues, _match, _plain, _sentences, _words
 from ._scopes import _operator_cues, _scoped_tokens, exclusion_scopes
 
 
@@ -40,7 +40,7 @@ def excluded_positive_terms(question: str, tree: Node) -> list[str]:
 def excluded_only_words(question: str) -> set[str]:
     """Lower-cased words (stopwords and filler aside) that ``question`` uses only inside exclusion scopes:
     ``{"ferns"}`` for "Houseplants that tolerate low light; avoid anything with ferns."."""
-    tokens, _, in_scope = _scoped_tokens(normalize_text(question))
+    tokens, _, in_scope = _scoped_tokens(_sentences(question))
     lower = [t.lower() for t in tokens]
     return {lower[j] for j in in_scope} - {w for j, w in enumerate(lower) if j not in in_scope} - _cues().ignore
 
@@ -297,7 +297,7 @@ def negates_negated_phrase(question: str, phrase: str) -> bool:
     a rewrite's ``NOT "museums without a garden"`` for it asks for gardens.
     """
     cues = _cues()
-    tokens = _TOKEN.findall(_plain(normalize_text(question)).lower())
+    tokens = _TOKEN.findall(_plain(_sentences(question)).lower())
     wanted = _TOKEN.findall(_plain(phrase).lower())
     negators = (*cues.strong, *cues.weak, *((c,) for c in cues.inner_negation))
     for k in range(len(tokens) - len(wanted) + 1):
