@@ -2263,6 +2263,17 @@ def test_guard_84(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-86 (phrasings_al al031): "is too" after a name; not after a common first word or a pronoun
+    ("Goat herd apps? (FarmKeep is too cow-focused) Phone app preferred.", ("FarmKeep",)),
+    ("Two hives died this winter. Maybe they were too small in autumn, maybe the cold. What should I check?", ()),
+    ("The walk was too long for my knees last year. Flat routes near Bath?", ()),
+    ("Rome was too hot in August, so somewhere cooler in Italy for a week?", ("Rome",)),
+])
+def test_guard_86(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -1122,10 +1122,13 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
     def after_joint(k: int) -> bool:
         return k == start or tokens[k - 1] in _NAME_JOINTS or (tokens[k - 1] in cues.determiners and k - 1 == start)
 
-    end = stop - int(stop - start >= 2 and written[stop - 1].isalpha() and written[stop - 1].islower())
+    noun = stop - start >= 2 and written[stop - 1].isalpha() and written[stop - 1].islower() \
+        and tokens[stop - 1] not in cues.personal and tokens[stop - 1] not in cues.anaphors \
+        and tokens[stop - 1] not in cues.objects and tokens[stop - 1] not in cues.loose
+    end = stop - int(noun)
     k = begin(end)
-    if k == end:
-        return None
+    if k == end or (k == start and end - k == 1 and _common_word(written, k, cues)):
+        return None  # "Maybe they were too small": no name
     # a name with "and" in it opens after a joining word ("now that Sew and So"), a list's last name after "and"
     if k - 1 > start and tokens[k - 1] == "and" and written[k - 2][:1].isupper() and after_joint(begin(k - 1)):
         return begin(k - 1)
@@ -1246,16 +1249,21 @@ def _first_word_name(written: list[str], sentence_start: int, before: int, cues:
     if k + 1 >= before or not written[k + 1][:1].islower() or not (
             written[k][:1].isupper() or (lower and written[k + 1] in cues.complaint_verbs)):  # "nordvpn kept ..."
         return None
+    return None if _common_word(written, k, cues) else (k, k + 1)
+
+
+def _common_word(written: list[str], k: int, cues: _Cues) -> bool:
+    """True when the capitalised word at ``k`` (a sentence's first) is a common word, not a name: one the question
+    also writes in lower case, a function word, an adverb, a cue ("Maybe they were too small in autumn, maybe the
+    cold")."""
     low = re.sub(r"'s$", "", written[k].lower())  # "Logitech's broke after a week"
-    if not low.isalpha() or low in written[:k] + written[k + 1 :] or low in cues.loose or low in cues.personal \
-            or low in cues.sentence_starts \
-            or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
-            or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
-            or low in cues.time_determiners \
-            or low in cues.wish or low in cues.preference_verbs or _match([low], 0, cues.weak) \
-            or _match([low], 0, cues.strong):
-        return None
-    return k, k + 1
+    return not low.isalpha() or low in written[:k] + written[k + 1 :] or low in cues.loose or low in cues.personal \
+        or low in cues.sentence_starts \
+        or low in cues.interrogatives or low in cues.clause_words or low in cues.boundary \
+        or low in cues.determiners or low in cues.prepositions or low.endswith(cues.adverb_suffix) \
+        or low in cues.time_determiners \
+        or low in cues.wish or low in cues.preference_verbs or bool(_match([low], 0, cues.weak)) \
+        or bool(_match([low], 0, cues.strong))
 
 
 def _named_subject(tokens: list[str], written: list[str], sentence_start: int, before: int,
