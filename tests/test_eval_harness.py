@@ -289,6 +289,17 @@ def test_guard_cues_score_counts_found_spurious_and_false_exclusions():
     assert s["questions with a spurious NOT"] == 1 and s["controls with a NOT"] == 1
 
 
+def test_model_propose_bench_reads_candidate_names_and_ranks_them():
+    import bench_model_propose as bench
+
+    # runs of capitalised words, without the sentence's function words, pronouns or a final full stop
+    assert bench.candidates("Hi, we tried the Lomi twice. My wife and I want Worm Factory bins in Toronto. Thanks!") \
+        == ["Lomi", "Worm Factory", "Toronto"]
+    y = np.array([True, False, False])
+    assert bench.auc(y, np.array([0.9, 0.5, 0.1])) == 1.0 and bench.auc(y, np.array([0.1, 0.5, 0.9])) == 0.0
+    assert bench.auc(y, np.array([0.9, 0.5, 0.9])) == 0.75  # a tie counts half
+
+
 def test_verify_bench_replays_a_stored_first_run_without_its_vetoed_nots():
     import bench_rewrite_verify as bench
 

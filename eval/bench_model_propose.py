@@ -1,0 +1,191 @@
+"""Can the embedded model find the excluded names that the guard's cues miss? (an experiment, not a product path)
+
+    python eval/bench_model_propose.py [--phrasings FILE ...] [--model embedded] [--model-cache FILE] [--quick]
+
+The rewrite guard reads exclusions from hand-written cues, and on each new blind
+cue file its first run finds only a third of the excluded items.  A model that
+reads the request could add the ones the cues miss, if it is precise enough:
+a wrong NOT on a control question is exactly the harm the guard exists to avoid.
+Two wordings of the ``propose`` prompt are measured on labelled cue files
+(``eval/cues/phrasings_*.jsonl``):
+
+1. **claim**: for each candidate (each run of capitalised words, plus the
+   labelled items), P(True) of "the writer does not want results about X" from
+   one forward pass, the request as the shared prefix (the OrLog oracle's
+   mechanism).  Reported: ROC AUC over candidates, and the rule "propose the
+   request's top candidate when P exceeds a threshold and leads the second by a
+   margin" as right / wrong proposals and controls given one.
+2. **name**: the model answers with one name or NONE after four worked
+   examples (greedy, 16 tokens).
+
+The guard's own result on the same files (today's cue lists) is printed beside.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import EVAL, RESULTS, base_parser, command, header, log, md_table, write_lines  # noqa: E402
+
+DEFAULT = [EVAL / "cues" / "phrasings_aj.jsonl", EVAL / "cues" / "phrasings_ak.jsonl"]
+# A run of capitalised words (with "of", "the", "&" between) is a candidate name; a sentence's function words and
+# the asker's pronouns in front of it are not part of it.
+_RUN = re.compile(r"[A-Z][\w'&.+-]*(?:\s+(?:of|the|de|la|and|&|'n')?\s*[A-Z0-9][\w'&.+-]*)*")
+_NOT_NAMES = set("I My Our We Is Are The A An And But So If Any Anything Also Please Thanks Hi Hello Can Could Would "
+                 "Should What How Why Where When Which Who Do Does Did Not No Yes It Its This That These Those They "
+                 "He She You Your Me Just Looking Need Ideally Honestly Edit EDIT TL;DR".split())
+
+
+def candidates(question: str) -> list[str]:
+    """The capitalised runs of ``question`` that may name a thing, in order, without repeats."""
+    out = []
+    for m in _RUN.finditer(question):
+        words = m.group(0).split()
+        while words and (words[0] in _NOT_NAMES or words[0].endswith(("'ve", "'m"))):
+            words = words[1:]
+        while words and words[-1] in _NOT_NAMES | {"and"}:
+            words = words[:-1]
+        name = " ".join(words).rstrip(".")
+        if len(name) >= 2 and name not in out:
+            out.append(name)
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = a.lower(), b.lower()
+    return a in b or b in a
+
+
+def auc(y: np.ndarray, p: np.ndarray) -> float:
+    """ROC AUC by the rank-sum (ties count half)."""
+    pos, neg = p[y], p[~y]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = base_parser(__doc__, data=False)
+    p.add_argument("--phrasings", nargs="+", default=[str(f) for f in DEFAULT], metavar="FILE",
+                   help="Labelled cue files (JSONL: id, kind, question, excluded).")
+    p.add_argument("--model", default="embedded", help="Model spec (embedded, a path, openai:NAME).")
+    p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers.")
+    args = p.parse_args(argv)
+
+    from logical_pyserini.models import fence, get_model
+    from logical_pyserini.prompts import fill, load_prompt
+    from logical_pyserini.rewrite import RuleRewriter, guard_decision
+
+    prompt = load_prompt("propose")
+    items = [json.loads(line) for f in args.phrasings for line in Path(f).read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    if args.quick:
+        items = items[:6]
+    model = get_model(args.model, cache=args.model_cache)
+
+    pairs, labels, owner = [], [], []
+    for k, item in enumerate(items):
+        cands = candidates(item["question"])
+        cands += [g for g in item["excluded"] if not any(_same(g, c) for c in cands)]
+        prefix = fill(prompt["claim_context"], request=fence(item["question"], "request"))
+        for c in cands:
+            pairs.append((prefix, fill(prompt["claim"], x=c.replace('"', "'"))))
+            labels.append((c, any(_same(c, g) for g in item["excluded"])))
+            owner.append(k)
+    log(f"[propose] {len(items)} requests, {len(pairs)} candidates")
+    t0 = time.time()
+    prob = np.asarray(model.true_false_probability(pairs, version=prompt["version"] + ":claim",
+                                                   system=prompt["claim_system"]), dtype=np.float64)
+    claim_s = time.time() - t0
+    y = np.array([lab for _, lab in labels])
+    control = np.array([items[k]["kind"] == "none" for k in owner])
+
+    rows = []
+    for th in (0.66, 0.68, 0.70, 0.72, 0.74):
+        for margin in (0.0, 0.02):
+            right = wrong = ctrl = 0
+            for k, item in enumerate(items):
+                mine = sorted(((prob[j], labels[j][1]) for j in range(len(pairs)) if owner[j] == k), reverse=True)
+                if not mine or mine[0][0] <= th or mine[0][0] - (mine[1][0] if len(mine) > 1 else 0.0) < margin:
+                    continue
+                if item["kind"] == "none":
+                    ctrl += 1
+                elif mine[0][1]:
+                    right += 1
+                else:
+                    wrong += 1
+            rows.append((f"{th:.2f}", f"{margin:.2f}", right, wrong, ctrl))
+
+    shots = []
+    for example, answer in prompt["name_examples"]:
+        shots += [{"role": "user", "content": fill(prompt["name_ask"], request=fence(example, "request"))},
+                  {"role": "assistant", "content": answer}]
+    chats = [[{"role": "system", "content": prompt["name_system"]}, *shots,
+              {"role": "user", "content": fill(prompt["name_ask"], request=fence(item["question"], "request"))}]
+             for item in items]
+    t0 = time.time()
+    replies = model.generate(chats, max_new_tokens=16, version=prompt["version"] + ":name")
+    name_s = time.time() - t0
+    named = {"right": 0, "wrong": 0, "none": 0, "controls": 0}
+    for item, reply in zip(items, replies):
+        answer = reply.text.strip().strip('"').strip()
+        empty = not answer or answer.upper().startswith("NONE")
+        if item["kind"] == "none":
+            named["controls"] += not empty
+        elif empty:
+            named["none"] += 1
+        elif any(_same(answer, g) for g in item["excluded"]):
+            named["right"] += 1
+        else:
+            named["wrong"] += 1
+
+    rules = RuleRewriter()
+    guard = {"right": 0, "wrong": 0, "controls": 0}
+    for item in items:
+        kept = guard_decision(rules.rewrite(item["question"]), propose=True).kept
+        if item["kind"] == "none":
+            guard["controls"] += bool(kept)
+        else:
+            guard["right"] += any(_same(x, g) for x in kept for g in item["excluded"])
+            guard["wrong"] += any(not any(_same(x, g) for g in item["excluded"]) for x in kept)
+
+    n_ex = sum(item["kind"] != "none" for item in items)
+    n_ctrl = len(items) - n_ex
+    files = ", ".join(Path(f).name for f in args.phrasings)
+    lines = header("Can the embedded model propose the exclusions the guard's cues miss?",
+                   command(__file__, argv),
+                   f"Model `{model.id}`, prompt `{prompt['version']}`; {files}: {n_ex} exclusion requests, "
+                   f"{n_ctrl} controls. Not a product path: measured to decide whether one should exist.")
+    lines += ["## 1. A true/false claim per candidate name", "",
+              f"{len(pairs)} candidates ({int(y.sum())} labelled excluded), {claim_s:.0f} s "
+              f"({len(pairs) / max(claim_s, 1e-9):.2f} candidates/s, cache hits included). ROC AUC of P(True) "
+              f"over all candidates **{auc(y, prob):.3f}**; over the candidates of controls alone no candidate is "
+              f"right, and their mean P(True) is {prob[control].mean():.3f} against {prob[~control].mean():.3f} "
+              f"in exclusion requests.", "",
+              "Rule: propose a request's top candidate when its P(True) exceeds the threshold and leads the "
+              "second by the margin.", ""]
+    lines += md_table(["P(True) >", "margin", f"right (of {n_ex})", "wrong", f"controls given one (of {n_ctrl})"],
+                      rows)
+    lines += ["", "## 2. One name or NONE, after four worked examples", "",
+              f"{name_s:.0f} s for {len(items)} requests.", ""]
+    lines += md_table(["answer", "count"], [(f"the labelled name (of {n_ex})", named["right"]),
+                                            ("another name", named["wrong"]), ("NONE", named["none"]),
+                                            (f"a name for a control (of {n_ctrl})", named["controls"])])
+    lines += ["", "## The guard's cues on the same requests (today's lists, tuned on these files)", "",
+              f"A labelled item found in {guard['right']} of {n_ex} exclusion requests, a NOT no label matches in "
+              f"{guard['wrong']}, controls given a NOT: {guard['controls']} of {n_ctrl}.", ""]
+    out = write_lines(Path(args.results or RESULTS) / "model_propose.md", lines)
+    log(f"[propose] written {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
