@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from logical_pyserini.query import And, Not, Or, Term, iter_terms, parse_query
+from logical_pyserini.query import And, Not, Or, Term, iter_terms, normalize_text, parse_query
 from logical_pyserini.rewrite import (GUARD_NOT_WEIGHT, Rewrite, RuleRewriter, exclusion_scopes, guard_decision,
                                       guard_rewrite, negative_clauses)
 from logical_pyserini.rewrite._guard._scopes import _scoped_tokens
@@ -2261,6 +2261,16 @@ def test_guard_83(question, kept):
 ])
 def test_guard_84(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the_question_as_typed():
+    # guard-85: the title line ends its sentence, so "won't go away on my Ender 3 V2" is no exclusion of the next
+    # line's words; the plain leaf is the question with its whitespace collapsed, no full stop added
+    q = "PETG stringing won't go away on my Ender 3 V2\n\nHey all, I switched from PLA last month. Fixes?"
+    d = guard_decision(RuleRewriter().rewrite(q), propose=True)
+    assert d.mode == "plain" and d.kept == () and d.tree == Term(normalize_text(q))
+    listed = "Help with his speech.\nAlready tried:\n- Servox\n- a booklet\nWe live in Wales"
+    assert guard_decision(RuleRewriter().rewrite(listed), propose=True).kept == ("Servox", "booklet")
 
 
 @pytest.mark.parametrize("question, kept", [

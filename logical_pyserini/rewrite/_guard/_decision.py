@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ...query import And, Node, Not, Term, distinct_terms, iter_terms
+from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from .._types import Rewrite
 from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _sentences, _title_case, _words
 from ._situations import _clause_state, _contrast, _negated_action
@@ -155,9 +155,10 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     if structure is not None:
         positive, mode = structure, "structure"
     elif kept:
-        positive, mode = Term(positive_text or question), "question"
+        positive, mode = Term(positive_text or normalize_text(rewrite.question)), "question"
     else:
-        return GuardDecision(Term(question), "plain", (), tuple(dropped), tuple(vetoed))
+        # the question as typed: the sentence ends ``_sentences`` added are for reading it, not for searching
+        return GuardDecision(Term(normalize_text(rewrite.question)), "plain", (), tuple(dropped), tuple(vetoed))
     weight = not_weight if mode == "question" else 1.0
     if mode == "question":  # a short question's parse keeps its words: "not art museums" -> NOT "art" (any art)
         spelled = [whole or text for text, whole in zip(spelled, wholes)]

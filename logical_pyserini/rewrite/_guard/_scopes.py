@@ -1109,8 +1109,8 @@ def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: in
 
 def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, cues: _Cues) -> int | None:
     """Where the names that end a subject begin, one lower-case word after them allowed ("I'm in New Zealand and
-    Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Sew and
-    So closed down"), or None when they do not follow the subject's start, a comma or a joining word ("My Dell battery
+    Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Wool and
+    Cotton closed down"), or None when they do not follow the subject's start, a comma or a joining word ("My Dell battery
     is mid": the asker's own thing; "the water was way too cold")."""
     def begin(k: int) -> int:
         while k > start and written[k - 1][:1].isupper() and tokens[k - 1] not in cues.possessives \
@@ -1129,7 +1129,7 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
     k = begin(end)
     if k == end or (k == start and end - k == 1 and _common_word(written, k, cues)):
         return None  # "Maybe they were too small": no name
-    # a name with "and" in it opens after a joining word ("now that Sew and So"), a list's last name after "and"
+    # a name with "and" in it opens after a joining word ("now that Wool and Cotton"), a list's last name after "and"
     if k - 1 > start and tokens[k - 1] == "and" and written[k - 2][:1].isupper() and after_joint(begin(k - 1)):
         return begin(k - 1)
     return k if after_joint(k) else None
