@@ -2279,6 +2279,9 @@ def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the
     ("Two hives died this winter. Maybe they were too small in autumn, maybe the cold. What should I check?", ()),
     ("The walk was too long for my knees last year. Flat routes near Bath?", ()),
     ("Rome was too hot in August, so somewhere cooler in Italy for a week?", ("Rome",)),
+    # guard-87 (al032): "no more of" is one cue, so the title after it is a name kept whole
+    ("Podcasts about weird science with long episodes? Please no more of Stuff You Should Know, heard them all.",
+     ("Stuff You Should Know",)),
 ])
 def test_guard_86(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
