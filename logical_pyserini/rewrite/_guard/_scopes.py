@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
-                    _inside, _match, _plain, _plural, _sentence_end, _title_case, _words)
+                    _inside, _match, _plain, _plural, _rule, _sentence_end, _title_case, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
                           _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings,
                           _harms_asker, _idle_negation, _unneeded,
@@ -223,7 +223,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0
             if n and _match(tokens, i, cues.auxiliaries) == n \
                     and any(t in cues.possessives for t in tokens[max(sentence_start, i - 4) : i]) \
-                    and i + n < len(tokens) and tokens[i + n] not in cues.permission_verbs \
+                    and i + n < len(tokens) and not _rule(tokens, i + n, i + n + 1, cues) \
                     and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
             if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
@@ -1086,7 +1086,7 @@ def _told_wish(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
     end = _sentence_end(tokens, i)
     return i > sentence_start and tokens[i - 1] not in cues.personal and tokens[i - 1] not in cues.possessives \
         and any(t in cues.ceased for t in tokens[i:end]) \
-        and not cues.permission_verbs & set(tokens[i : i + 3])  # "Our HOA won't allow Generac units anymore": a rule
+        and not _rule(tokens, i, i + 3, cues)
 
 
 def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:

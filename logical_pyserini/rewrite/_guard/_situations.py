@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _adverb, _clause_start, _gerund, _inside, _match,
-                    _names_a_thing, _plural, _quoted_tokens, _sentence_end)
+                    _names_a_thing, _plural, _quoted_tokens, _rule, _sentence_end)
 
 _ANY = ("anything", "anyone", "anybody", "anywhere")  # "anything that isn't X"
 
@@ -1158,7 +1158,7 @@ def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: 
         return True
     # "my mum doesn't walk super far anymore": what someone can no longer do ("I don't eat meat anymore", a verb of
     # taste or choice, and "Our HOA won't allow Generac units anymore", a rule, still exclude)
-    if auxiliary and k < end and tokens[end - 1] == "anymore" and tokens[k] not in cues.permission_verbs \
+    if auxiliary and k < end and tokens[end - 1] == "anymore" and not _rule(tokens, k, k + 1, cues) \
             and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.choice_verbs:
         return True
     if tokens[i] == "not" and i > sentence_start and tokens[i - 1] in ("after", "since", "before", "from") \

@@ -679,6 +679,13 @@ def _gerund(word: str, cues: _Cues) -> bool:
     return len(word) > 4 and word.endswith("ing") and word not in cues.topic_gerunds
 
 
+def _rule(tokens: list[str], start: int, end: int, cues: _Cues) -> bool:
+    """True when a permission verb (``permission_verbs``) lies in ``tokens[start:end]``: someone's rule ("Our HOA won't
+    allow Generac units anymore"), an exclusion however it began, unlike a refusal or failure that began or stopped
+    ("My PlayStation 5 won't read discs anymore", "my 8yo doesnt want to go to school anymore")."""
+    return any(t in cues.permission_verbs for t in tokens[start:end])
+
+
 # Single quotes are straight by now (:func:`_plain`); double ones straight or curly.
 _QUOTE = re.compile(r"(?<![\w'])'(?=\S)(?:[^']|'(?=\w))*?(?<=\S)'(?!\w)|\"[^\"]+\"|\u201c[^\u201d]+\u201d")
 
