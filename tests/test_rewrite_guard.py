@@ -2287,6 +2287,42 @@ def test_guard_86(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-88 (twenty-first blind pair, phrasings_am and longq43): a name to be replaced, a health reason,
+    # code-switching, quoted advice turned down, a strong comparison, a book already on the shelf
+    ("Looking for alternatives to Resound hearing aids for my dad, he's 80.", ("Resound",)),
+    ("Is there an alternative to pine tar for a wooden hull? Want a period look.", ()),
+    ("Good alternatives to Deezer in Kenya? Their premium plan costs too much.", ("Deezer",)),
+    ("Kestrel competitors?? Need a weather meter for shooting that costs less.", ("Kestrel",)),
+    ("Need a replacement for Sibelius now that it's too dear. Choir arrangements.", ("Sibelius",)),
+    ("Never again Bailey. Our caravan spent months at the dealer. Reliable makes?", ("Bailey",)),
+    ("I'd sooner sell the boat than varnish with Sikkens again. Low-maintenance teak finish?", ("Sikkens",)),
+    ("Somewhere quiet rather than Cardiff or Swansea for a weekend in Wales?", ("Cardiff", "Swansea")),
+    ("Everyone on the forum says 'just get a Signia' for tinnitus - no. Other hearing aids with good programs?",
+     ("Signia",)),
+    ("My teacher said 'just read Dune' and I loved it. More classic science fiction?", ()),
+    ('The old hands keep saying "just read the Jones book cover to cover, that\'s all". not happening lol. Videos?',
+     ("Jones",)),
+    ("My dad swears by Peters for everything Bach, not happening, too dear. Cheaper editions?", ("Peters",)),
+    ("Tender Quick gives me the worst migraines of my life. Salt-only ham curing?", ("Tender Quick",)),
+    ("We keep goats but feta just doesn't agree with me. What else can I make with the milk?", ("feta",)),
+    ("Campsites in Zeeland, niet Landal, too busy. Space for kids to cycle?", ("Landal",)),
+    ("Scuola di vela sul Lago di Como, però niente Circolo Nord, a friend had a bad week there.", ("Circolo Nord",)),
+    ("Sailing school in Spain, sin embargo I only have weekends. Beginner courses?", ()),
+    ("Funeral music for my opa, something dignified. Danny Boy nein danke, every funeral plays it.", ("Danny Boy",)),
+    # a title's lower-case words are stopwords of the NOT leaf, as in any bag of words
+    ("Long films for a rainy week? Gone with the Wind nein danke, seen it ten times.", ("Gone Wind",)),
+    ("GP says she can't rule out shingles yet. Can I keep working on roofs?", ()),
+    # "kilns", asked for again outside the exclusion, is no part of its NOT
+    ("Olympic gas kilns over my dead body after the burners rusted. Other small propane kilns?", ("Olympic gas",)),
+    ("Storey's Guide to Raising Sheep is already on my shelf. Deeper books on lambing?",
+     ("Storey's Guide Raising Sheep",)),
+    ("Retainer snapped on holiday and not a dentist in sight. How long can I go without it?", ()),
+])
+def test_guard_88(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -262,7 +262,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 stop -= 1  # "Ibuprofen is obviously off the table", "it clearly didn't work for me" (not "Preply")
             while start < stop and _adverb(tokens[start], cues) and written[start].islower():
                 start += 1
-            if start == 0 and i >= 4 and keywords:
+            if start == 0 and i >= 3 and keywords:
                 # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
                 last = i - int(tokens[i - 1] in cues.copulas)  # "used suvs under 15k ford is off the table"
@@ -1108,24 +1108,35 @@ def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: in
 
 
 def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, cues: _Cues) -> int | None:
-    """Where the names that end a subject begin, one lower-case word after them allowed ("I'm in New Zealand and
+    """Where the names that end a subject begin, one or two lower-case words after them allowed ("I'm in New Zealand and
     Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Wool and
     Cotton closed down"), or None when they do not follow the subject's start, a comma or a joining word ("My Dell battery
     is mid": the asker's own thing; "the water was way too cold")."""
     def begin(k: int) -> int:
-        while k > start and written[k - 1][:1].isupper() and tokens[k - 1] not in cues.possessives \
-                and tokens[k - 1] not in cues.personal and tokens[k - 1] not in cues.determiners \
-                and tokens[k - 1] not in cues.anaphors:  # not "The water", "It"
-            k -= 1
+        while k > start:
+            if written[k - 1][:1].isupper() and tokens[k - 1] not in cues.possessives \
+                    and tokens[k - 1] not in cues.personal and tokens[k - 1] not in cues.determiners \
+                    and tokens[k - 1] not in cues.anaphors:  # not "The water", "It"
+                k -= 1
+                continue
+            j = k - 1  # lower-case words inside a title: "Storey's Guide to Raising Dairy Goats", "Gone with the Wind"
+            while j > start and tokens[j] in _TITLE_LINKS:
+                j -= 1
+            if j == k - 1 or not written[j][:1].isupper() or tokens[j] in cues.personal:
+                return k
+            k = j + 1
         return k
 
     def after_joint(k: int) -> bool:
         return k == start or tokens[k - 1] in _NAME_JOINTS or (tokens[k - 1] in cues.determiners and k - 1 == start)
 
-    noun = stop - start >= 2 and written[stop - 1].isalpha() and written[stop - 1].islower() \
-        and tokens[stop - 1] not in cues.personal and tokens[stop - 1] not in cues.anaphors \
-        and tokens[stop - 1] not in cues.objects and tokens[stop - 1] not in cues.loose
-    end = stop - int(noun)
+    def noun(k: int) -> bool:
+        return k - start >= 2 and written[k - 1].isalpha() and written[k - 1].islower() \
+            and tokens[k - 1] not in cues.personal and tokens[k - 1] not in cues.anaphors \
+            and tokens[k - 1] not in cues.objects and tokens[k - 1] not in cues.loose
+
+    end = stop - int(noun(stop))
+    end -= int(end < stop and noun(end) and written[end - 2][:1].isupper())  # "Olympic gas kilns over my dead body"
     k = begin(end)
     if k == end or (k == start and end - k == 1 and _common_word(written, k, cues)):
         return None  # "Maybe they were too small": no name
@@ -1135,6 +1146,7 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
     return k if after_joint(k) else None
 
 
+_TITLE_LINKS = {"of", "to", "the", "de", "du", "la", "le", "van", "von", "with", "in", "on", "for", "a", "an"}
 _NAME_JOINTS = {"and", "but", "also", ",", "that", "since", "because", "as", "so", "after", "when", "now"}
 
 

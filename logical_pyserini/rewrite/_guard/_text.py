@@ -284,6 +284,11 @@ def _plain(text: str) -> str:
     text = _headers().sub(_header_list, text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
+    text = _OTHER_THAN_NAME.sub(r"\1 , excluding \2 , ", text)  # "alternatives to Phonak hearing aids"
+    text = _NAME_OTHERS.sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
+    text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
+    text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
+    text = _SWEARS_BY.sub(r"\1 , excluding \2 , \3", text)  # "My dad swears by Henle ..., not happening"
     text = _BEEN_THERE.sub(_been_there, text)  # "Been there, done Weight Watchers, twice."
     text = _ONE_THING.sub(lambda m: f"{m[0]} excluding ", text)  # "One thing I'm not using again ...: ivermectin"
     text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
@@ -353,6 +358,38 @@ _ONE_THING = re.compile(r"(?:^|(?<=[.!?]\s))(?:the\s+)?(?:one|only)\s+thing\s+[^
 # Harbor Freight tools on site" (not "banned in" / "won't have ... access": a fact or the asker's lot).
 _VETO = re.compile(r"(?<=\w )(banned|won't have|will not have|wont have)\s+([A-Z][\w'&+.-]*(?:\s+\S+){0,3}?)\s+"
                    r"(from|on site|onsite|on the site|in the house|in my house|in our house|at home)\b")
+# A name people know already, asked to be replaced: "alternatives to Phonak hearing aids", "a replacement for Finale",
+# "comparable to GAF", "never again Hymer"; not a common noun ("an alternative to pine tar for a hull": the thing and
+# its alternatives may both be the topic), nor "without" + a name ("schools without AP", "without CO2 injection").
+_NAME = r"[A-Z][\w'&+-]*(?:\.\w[\w'&+-]*)*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z0-9][\w'&+-]*(?:\.\w[\w'&+-]*)*){0,4}"
+_OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|(?:comparable|equivalent)\s+to"
+                              r"|[Nn]ever\s+again,?)\s+(?:the\s+|a\s+|an\s+)?(%s)" % _NAME)
+# A name, then what competes with it: "Stenograph competitors??", "Airstream but cheaper?", "Notion alternatives" (not
+# "Good alternatives to Spotify").
+_NAME_OTHERS = re.compile(r"(?!(?:Good|Best|Cheap|Cheaper|Free|Other|Some|Any|Great|Decent|Better|Top|New|Open|Similar|Real)\b)"
+                          r"(%s)\s+(competitors|rivals|alternatives|but cheaper)\b" % _NAME)
+# "I'd sooner sell the boat than varnish with Epifanes again", "I'd rather do invoices by hand than use Bonsai" (a
+# verb before the name: "somewhere rural rather than Edinburgh or Glasgow" is read by the cue "rather than").
+_SOONER = re.compile(r"\b((?:I|i|we|We)(?:'d|\s+would)\s+(?:sooner|rather)\b[^.!?]{0,80}?\bthan(?:\s+[a-z]+){1,2})\s+(%s)"
+                     % _NAME)
+# Advice quoted and turned down after the quote: "everyone says 'just get a Widex' - no.", "'just buy Laguna clay' -
+# no thanks", "keep saying 'get a Truma Mover and be done with it'. Not at that price."; or tired of hearing it:
+# "Sick of hearing 'just put a Velux in'".  Quoted words are otherwise the asker's subject, never a cue.
+_REFUSAL = r"(?i:no(?=\s*(?:[.,!;\u2014-]|$)|\s+thanks?\b|\s+thank\s+you)|nope\b|never\b|not\s+(?:happening|at\s+that|a\s+chance))"
+_ADVICE = re.compile(r"(?:((?i:sick|tired) of hearing|fed up with hearing)\s+)?(['\"\u201c])(?i:just\s+)?"
+                     r"(?i:get|buy|use|put|do|go with|try|read)\s+(?i:in\s+)?(?i:a\s+|an\s+|the\s+)?(%s)((?:[^'\"\u201d]|'(?=\w))*)"
+                     r"['\"\u201d](?(1)|(?=\s*[-\u2014\u2013,.:!?]*\s*%s|[^.!?'\"]{1,60}?\s[-\u2014\u2013,:]\s*%s))"
+                     % (_NAME, _REFUSAL, _REFUSAL))
+
+# Someone's favourite turned down: "My dad swears by Henle for everything Chopin, not happening".
+_SWEARS_BY = re.compile(r"\b(swears?\s+by|keeps?\s+pushing)\s+(%s)([^.!?]{0,60}?,\s*)(?=%s)" % (_NAME, _REFUSAL))
+
+
+def _advice(m: re.Match) -> str:
+    """The quoted advice's name read as excluded, the rest of the quote kept as words."""
+    return f" , excluding {m[3]} , {m[4]} , "
+
+
 # "Been there, done X": X tried and left ("Been there, done the paper ledger, done Google Forms"); not "done that".
 _BEEN_THERE = re.compile(r"\b(been there,?\s+)done\s+(?!that\b|it\b|this\b)([^.!?;\n]*)", re.IGNORECASE)
 
