@@ -2271,6 +2271,10 @@ def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the
     assert d.mode == "plain" and d.kept == () and d.tree == Term(normalize_text(q))
     listed = "Help with his speech.\nAlready tried:\n- Servox\n- a booklet\nWe live in Wales"
     assert guard_decision(RuleRewriter().rewrite(listed), propose=True).kept == ("Servox", "booklet")
+    # guard-89: the same list on one line, as a topic file writes it; a long description stays a positive
+    one_line = ("Help with his speech. What we have already tried: - the speech therapy booklet from the hospital - "
+                "Servox (too robotic) We live in Wales.")
+    assert guard_decision(RuleRewriter().rewrite(one_line), propose=True).kept == ("Servox",)
 
 
 @pytest.mark.parametrize("question, kept", [

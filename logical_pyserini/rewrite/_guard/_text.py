@@ -313,7 +313,8 @@ def _headers(bullets: bool = False) -> re.Pattern:
     ``bullets``, the header ends its line and a bulleted list follows."""
     alternatives = "|".join(map(re.escape, sorted(_guard_data().get("header_cues", []), key=len, reverse=True)))
     head = r"(?<![\w-])(?:%s)\s*:" % (alternatives or "(?!)")
-    if bullets:  # the items, each ended as a sentence (``_sentences``): "Already tried: - a booklet . - Servox ."
+    if bullets:  # each item ended as a sentence ("Already tried: - a booklet . - Servox ."; ``_sentences``), or
+        # all of them in one sentence, as a topic file's one line writes them ("tried: - a booklet - Servox (...) We")
         return re.compile(head + r"\s*((?:[-*\u2022]\s+[^.!?]*[.!?]\s*)+)", re.IGNORECASE)
     return re.compile(head + r"\s*(?=\w)([^.!?;\n]*)", re.IGNORECASE)
 
@@ -323,12 +324,15 @@ def _header_bullets(m: re.Match) -> str:
     parenthesis or comma ("- Servox (he hates the robot buzz)"); a long description stays as written ("- the speech
     therapy booklet from the hospital", which would make a NOT of many words)."""
     out = []
-    for item in re.finditer(r"[-*\u2022]\s+([^.!?]*)([.!?])\s*", m[1]):
-        head, tail = re.match(r"([^(,;]*)(.*)", item[1]).groups()
-        words = head.split()
-        named = bool(words) and words[0][:1].isupper() and words[0].lower() not in ("the", "a", "an", "my", "our")
-        out.append(f"excluding {head.strip()} , {tail} {item[2]} " if words and (len(words) <= 4 or named)
-                   else item[0])
+    for sentence in re.finditer(r"[-*\u2022]\s+([^.!?]*)([.!?])\s*", m[1]):
+        items = re.split(r"\s[-*\u2022]\s+", sentence[1])
+        for k, item in enumerate(items):
+            head, tail = re.match(r"([^(,;]*)(.*)", item).groups()
+            words = head.split()
+            named = bool(words) and words[0][:1].isupper() and words[0].lower() not in ("the", "a", "an", "my", "our")
+            end = sentence[2] if k == len(items) - 1 else "."
+            out.append(f"excluding {head.strip()} , {tail} {end} " if words and (len(words) <= 4 or named)
+                       else f"{item} {end} ")
     return " . " + "".join(out)
 
 
