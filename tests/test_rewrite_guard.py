@@ -2322,6 +2322,10 @@ def test_guard_86(question, kept):
     ("Storey's Guide to Raising Sheep is already on my shelf. Deeper books on lambing?",
      ("Storey's Guide Raising Sheep",)),
     ("Retainer snapped on holiday and not a dentist in sight. How long can I go without it?", ()),
+    # guard-90 (longq42 mt05, the loss of its OrLog run): a slang verdict on a name typed in lower case
+    ("Storm spotter nets? ngl radioprep was mid for me, endless grinding of the same questions.", ("radioprep",)),
+    ("Where to eat near the station? ngl the food was mid last time.", ()),
+    ("tbh it was mid. Better horror films?", ()),
 ])
 def test_guard_88(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept

@@ -278,6 +278,11 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     start < stop and _names_only(written, start, stop)
                     and not all(t in cues.loose for t in tokens[start:stop])):
                 start = _names_ending(tokens, written, sentence_start, stop, cues)
+                if start is None and tuple(tokens[i : i + n]) in cues.slang_trailing and stop == i and i > 0 \
+                        and written[i - 1].isalpha() and written[i - 1].islower() \
+                        and (i - 1 == sentence_start or tokens[i - 2] in cues.slang_openers) \
+                        and not _common_word(written, i - 1, cues) and tokens[i - 1] not in cues.determiners:
+                    start = i - 1  # "ngl hamstudy was mid for me": slang rates a thing, named in lower case
                 if start is None:
                     i += n  # "Casper was way too soft" names what failed; "the water was way too cold" or "it was
                     continue  # way too cold" tells how something was

@@ -190,6 +190,8 @@ class _Cues:
     function_verbs: frozenset[str] = frozenset()  # "the unit won't connect to our Wi-Fi": a thing failing, a symptom
     question_modals: frozenset[str] = frozenset()  # "what should I know about X": a question, no knowledge claimed
     named_trailing: frozenset[tuple[str, ...]] = frozenset()  # "Casper was way too soft": only after a name
+    slang_trailing: frozenset[tuple[str, ...]] = frozenset()  # "ngl hamstudy was mid": a lower-case name too
+    slang_openers: frozenset[str] = frozenset()  # "ngl", "tbh": what opens a slang verdict on a lower-case name
     prescribing: tuple[tuple[str, ...], ...] = ()  # "my GP prescribed zopiclone", "put me on": what a doctor gave
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
@@ -675,6 +677,8 @@ def _cues() -> _Cues:
         someone_words=words("someone_words"),
         prescribing=seqs("prescribing_phrases"),
         named_trailing=frozenset(seqs("named_trailing")),
+        slang_trailing=frozenset(seqs("slang_trailing")),
+        slang_openers=words("slang_openers"),
         question_modals=words("question_modals"),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
