@@ -18,6 +18,11 @@ Two wordings of the ``propose`` prompt are measured on labelled cue files
 2. **name**: the model answers with one name or NONE after four worked
    examples (greedy, 16 tokens).
 
+3. **added to the first runs**: the claim rule at the prompt's ``propose_min``
+   / ``propose_margin`` (chosen on phrasings_aj and phrasings_ak) on top of
+   each file's first run (``eval/verify/first_runs.jsonl``: the guard before
+   the file was written), i.e. what it would add on text the cues never saw.
+
 The guard's own result on the same files (today's cue lists) is printed beside.
 """
 
@@ -33,6 +38,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import EVAL, RESULTS, base_parser, command, header, log, md_table, write_lines  # noqa: E402
+
+FIRST_RUNS = EVAL / "verify" / "first_runs.jsonl"
 
 DEFAULT = [EVAL / "cues" / "phrasings_aj.jsonl", EVAL / "cues" / "phrasings_ak.jsonl"]
 # A run of capitalised words (with "of", "the", "&" between) is a candidate name; a sentence's function words and
@@ -78,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="Labelled cue files (JSONL: id, kind, question, excluded).")
     p.add_argument("--model", default="embedded", help="Model spec (embedded, a path, openai:NAME).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers.")
+    p.add_argument("--claims-only", action="store_true", help="Skip the one-name wording (the slow, generating one).")
     args = p.parse_args(argv)
 
     from logical_pyserini.models import fence, get_model
@@ -85,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     from logical_pyserini.rewrite import RuleRewriter, guard_decision
 
     prompt = load_prompt("propose")
-    items = [json.loads(line) for f in args.phrasings for line in Path(f).read_text(encoding="utf-8").splitlines()
-             if line.strip()]
+    items = [dict(json.loads(line), set=Path(f).stem) for f in args.phrasings
+             for line in Path(f).read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.quick:
         items = items[:6]
     model = get_model(args.model, cache=args.model_cache)
@@ -124,28 +132,56 @@ def main(argv: list[str] | None = None) -> int:
                     wrong += 1
             rows.append((f"{th:.2f}", f"{margin:.2f}", right, wrong, ctrl))
 
+    named = None
     shots = []
-    for example, answer in prompt["name_examples"]:
+    for example, answer in ([] if args.claims_only else prompt["name_examples"]):
         shots += [{"role": "user", "content": fill(prompt["name_ask"], request=fence(example, "request"))},
                   {"role": "assistant", "content": answer}]
-    chats = [[{"role": "system", "content": prompt["name_system"]}, *shots,
-              {"role": "user", "content": fill(prompt["name_ask"], request=fence(item["question"], "request"))}]
-             for item in items]
-    t0 = time.time()
-    replies = model.generate(chats, max_new_tokens=16, version=prompt["version"] + ":name")
-    name_s = time.time() - t0
-    named = {"right": 0, "wrong": 0, "none": 0, "controls": 0}
-    for item, reply in zip(items, replies):
-        answer = reply.text.strip().strip('"').strip()
-        empty = not answer or answer.upper().startswith("NONE")
+    if not args.claims_only:
+        chats = [[{"role": "system", "content": prompt["name_system"]}, *shots,
+                  {"role": "user", "content": fill(prompt["name_ask"], request=fence(item["question"], "request"))}]
+                 for item in items]
+        t0 = time.time()
+        replies = model.generate(chats, max_new_tokens=16, version=prompt["version"] + ":name")
+        name_s = time.time() - t0
+        named = {"right": 0, "wrong": 0, "none": 0, "controls": 0}
+        for item, reply in zip(items, replies):
+            answer = reply.text.strip().strip('"').strip()
+            empty = not answer or answer.upper().startswith("NONE")
+            if item["kind"] == "none":
+                named["controls"] += not empty
+            elif empty:
+                named["none"] += 1
+            elif any(_same(answer, g) for g in item["excluded"]):
+                named["right"] += 1
+            else:
+                named["wrong"] += 1
+
+    # 3. What the rule adds to the guard's first run (the guard committed before each file was written:
+    # eval/verify/first_runs.jsonl), i.e. on text the cues had not seen.
+    th, margin = float(prompt["propose_min"]), float(prompt["propose_margin"])
+    first = {}
+    for line in FIRST_RUNS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        first[(row["set"], row["qid"])] = row["kept"]
+    union = {"first": 0, "union": 0, "added right": 0, "added wrong": 0, "controls": 0, "requests": 0}
+    for k, item in enumerate(items):
+        kept = first.get((item["set"], item["id"]))
+        if kept is None:
+            continue
+        union["requests"] += 1
+        mine = sorted(((prob[j], labels[j][0]) for j in range(len(pairs)) if owner[j] == k), reverse=True)
+        proposed = mine[0][1] if mine and mine[0][0] > th and \
+            mine[0][0] - (mine[1][0] if len(mine) > 1 else 0.0) >= margin else None
         if item["kind"] == "none":
-            named["controls"] += not empty
-        elif empty:
-            named["none"] += 1
-        elif any(_same(answer, g) for g in item["excluded"]):
-            named["right"] += 1
-        else:
-            named["wrong"] += 1
+            union["controls"] += proposed is not None and not kept
+            continue
+        found = any(_same(x, g) for x in kept for g in item["excluded"])
+        right = proposed is not None and any(_same(proposed, g) for g in item["excluded"])
+        union["first"] += found
+        union["union"] += found or right
+        union["added right"] += right and not found
+        union["added wrong"] += proposed is not None and not right
 
     rules = RuleRewriter()
     guard = {"right": 0, "wrong": 0, "controls": 0}
@@ -174,15 +210,26 @@ def main(argv: list[str] | None = None) -> int:
               "second by the margin.", ""]
     lines += md_table(["P(True) >", "margin", f"right (of {n_ex})", "wrong", f"controls given one (of {n_ctrl})"],
                       rows)
-    lines += ["", "## 2. One name or NONE, after four worked examples", "",
-              f"{name_s:.0f} s for {len(items)} requests.", ""]
-    lines += md_table(["answer", "count"], [(f"the labelled name (of {n_ex})", named["right"]),
-                                            ("another name", named["wrong"]), ("NONE", named["none"]),
-                                            (f"a name for a control (of {n_ctrl})", named["controls"])])
+    if named is not None:
+        lines += ["", "## 2. One name or NONE, after four worked examples", "",
+                  f"{name_s:.0f} s for {len(items)} requests.", ""]
+        lines += md_table(["answer", "count"], [(f"the labelled name (of {n_ex})", named["right"]),
+                                                ("another name", named["wrong"]), ("NONE", named["none"]),
+                                                (f"a name for a control (of {n_ctrl})", named["controls"])])
+    lines += ["", f"## 3. The claim rule added to the guard's first runs (P(True) > {th:.2f}, lead ≥ {margin:.2f})", "",
+              f"The first run of a file is the guard committed before the file was written "
+              f"(`eval/verify/first_runs.jsonl`), so the cues had not seen these requests. Of the exclusion requests "
+              f"with a first run, the first run found a labelled item in **{union['first']}**; with the model's "
+              f"proposal added, **{union['union']}** ({union['added right']} added right, {union['added wrong']} "
+              f"proposals naming no labelled item); controls that had no NOT and were given one: "
+              f"**{union['controls']}**. The rule's numbers (`propose_min`, `propose_margin` in the prompt) were "
+              f"chosen on phrasings_aj and phrasings_ak; on any other file this section is held out.", ""]
     lines += ["", "## The guard's cues on the same requests (today's lists, tuned on these files)", "",
               f"A labelled item found in {guard['right']} of {n_ex} exclusion requests, a NOT no label matches in "
               f"{guard['wrong']}, controls given a NOT: {guard['controls']} of {n_ctrl}.", ""]
-    out = write_lines(Path(args.results or RESULTS) / "model_propose.md", lines)
+    stems = sorted(Path(f).stem.replace("phrasings_", "") for f in args.phrasings)
+    name = "model_propose.md" if stems == ["aj", "ak"] else f"model_propose_{'_'.join(stems)}.md"
+    out = write_lines(Path(args.results or RESULTS) / name, lines)
     log(f"[propose] written {out}")
     return 0
 
