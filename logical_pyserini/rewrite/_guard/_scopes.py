@@ -281,7 +281,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 if start is None and tuple(tokens[i : i + n]) in cues.slang_trailing and stop == i and i > 0 \
                         and written[i - 1].isalpha() and written[i - 1].islower() \
                         and (i - 1 == sentence_start or tokens[i - 2] in cues.slang_openers) \
-                        and not _common_word(written, i - 1, cues) and tokens[i - 1] not in cues.determiners:
+                        and not _common_word(written, i - 1, cues):  # (a determiner, "the food", is common)
                     start = i - 1  # "ngl hamstudy was mid for me": slang rates a thing, named in lower case
                 if start is None:
                     i += n  # "Casper was way too soft" names what failed; "the water was way too cold" or "it was
@@ -1113,10 +1113,10 @@ def _corrected_description(tokens: list[str], sentence_start: int, i: int, n: in
 
 
 def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, cues: _Cues) -> int | None:
-    """Where the names that end a subject begin, one or two lower-case words after them allowed ("I'm in New Zealand and
-    Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Wool and
-    Cotton closed down"), or None when they do not follow the subject's start, a comma or a joining word ("My Dell battery
-    is mid": the asker's own thing; "the water was way too cold")."""
+    """Where the names that end a subject begin, one or two lower-case words after them allowed ("I'm in New Zealand
+    and Bagpipes Galore stopped shipping here", "also Nutrena is mid", "TWI courses are not required", "now that Wool
+    and Cotton closed down"), or None when they do not follow the subject's start, a comma or one of ``name_joints``
+    ("My Dell battery is mid": the asker's own thing; "the water was way too cold")."""
     def begin(k: int) -> int:
         while k > start:
             if written[k - 1][:1].isupper() and tokens[k - 1] not in cues.possessives \
@@ -1125,7 +1125,7 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
                 k -= 1
                 continue
             j = k - 1  # lower-case words inside a title: "Storey's Guide to Raising Dairy Goats", "Gone with the Wind"
-            while j > start and tokens[j] in _TITLE_LINKS:
+            while j > start and (tokens[j] in cues.name_links or tokens[j] in cues.title_links):
                 j -= 1
             if j == k - 1 or not written[j][:1].isupper() or tokens[j] in cues.personal:
                 return k
@@ -1133,7 +1133,7 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
         return k
 
     def after_joint(k: int) -> bool:
-        return k == start or tokens[k - 1] in _NAME_JOINTS or (tokens[k - 1] in cues.determiners and k - 1 == start)
+        return k == start or tokens[k - 1] in cues.name_joints or (tokens[k - 1] in cues.determiners and k - 1 == start)
 
     def noun(k: int) -> bool:
         return k - start >= 2 and written[k - 1].isalpha() and written[k - 1].islower() \
@@ -1149,10 +1149,6 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
     if k - 1 > start and tokens[k - 1] == "and" and written[k - 2][:1].isupper() and after_joint(begin(k - 1)):
         return begin(k - 1)
     return k if after_joint(k) else None
-
-
-_TITLE_LINKS = {"of", "to", "the", "de", "du", "la", "le", "van", "von", "with", "in", "on", "for", "a", "an"}
-_NAME_JOINTS = {"and", "but", "also", ",", "that", "since", "because", "as", "so", "after", "when", "now"}
 
 
 def _names_only(written: list[str], start: int, end: int) -> bool:

@@ -192,6 +192,8 @@ class _Cues:
     named_trailing: frozenset[tuple[str, ...]] = frozenset()  # "Casper was way too soft": only after a name
     slang_trailing: frozenset[tuple[str, ...]] = frozenset()  # "ngl hamstudy was mid": a lower-case name too
     slang_openers: frozenset[str] = frozenset()  # "ngl", "tbh": what opens a slang verdict on a lower-case name
+    title_links: frozenset[str] = frozenset()  # "Gone with the Wind": lower-case title words beside name_links
+    name_joints: frozenset[str] = frozenset()  # "I'm in Spain and Yarn Barn stopped shipping": before a subject's names
     prescribing: tuple[tuple[str, ...], ...] = ()  # "my GP prescribed zopiclone", "put me on": what a doctor gave
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
@@ -287,7 +289,7 @@ def _plain(text: str) -> str:
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
     text = _OTHER_THAN_NAME.sub(r"\1 , excluding \2 , ", text)  # "alternatives to Phonak hearing aids"
-    text = _NAME_OTHERS.sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
+    text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
     text = _SWEARS_BY.sub(r"\1 , excluding \2 , \3", text)  # "My dad swears by Henle ..., not happening"
@@ -370,20 +372,29 @@ _VETO = re.compile(r"(?<=\w )(banned|won't have|will not have|wont have)\s+([A-Z
 _NAME = r"[A-Z][\w'&+-]*(?:\.\w[\w'&+-]*)*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z0-9][\w'&+-]*(?:\.\w[\w'&+-]*)*){0,4}"
 _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|(?:comparable|equivalent)\s+to"
                               r"|[Nn]ever\s+again,?)\s+(?:the\s+|a\s+|an\s+)?(%s)" % _NAME)
-# A name, then what competes with it: "Stenograph competitors??", "Airstream but cheaper?", "Notion alternatives" (not
-# "Good alternatives to Spotify").
-_NAME_OTHERS = re.compile(r"(?!(?:Good|Best|Cheap|Cheaper|Free|Other|Some|Any|Great|Decent|Better|Top|New|Open|Similar|Real)\b)"
-                          r"(%s)\s+(competitors|rivals|alternatives|but cheaper)\b" % _NAME)
+
+
+@lru_cache(maxsize=1)
+def _name_others() -> re.Pattern:
+    """A name, then what competes with it: "Stenograph competitors??", "Airstream but cheaper?", "Notion
+    alternatives" (not "Good alternatives to Spotify": ``competing_adjectives``)."""
+    adjectives = sorted(re.escape(w.capitalize()) for w in _guard_data().get("competing_adjectives", ()))
+    return re.compile(r"(?!(?:%s)\b)(%s)\s+(competitors|rivals|alternatives|but cheaper)\b"
+                      % ("|".join(adjectives) or "(?!)", _NAME))
+
+
 # "I'd sooner sell the boat than varnish with Epifanes again", "I'd rather do invoices by hand than use Bonsai" (a
 # verb before the name: "somewhere rural rather than Edinburgh or Glasgow" is read by the cue "rather than").
-_SOONER = re.compile(r"\b((?:I|i|we|We)(?:'d|\s+would)\s+(?:sooner|rather)\b[^.!?]{0,80}?\bthan(?:\s+[a-z]+){1,2})\s+(%s)"
-                     % _NAME)
+_SOONER = re.compile(r"\b((?:I|i|we|We)(?:'d|\s+would)\s+(?:sooner|rather)\b[^.!?]{0,80}?\bthan(?:\s+[a-z]+){1,2})"
+                     r"\s+(%s)" % _NAME)
 # Advice quoted and turned down after the quote: "everyone says 'just get a Widex' - no.", "'just buy Laguna clay' -
 # no thanks", "keep saying 'get a Truma Mover and be done with it'. Not at that price."; or tired of hearing it:
 # "Sick of hearing 'just put a Velux in'".  Quoted words are otherwise the asker's subject, never a cue.
-_REFUSAL = r"(?i:no(?=\s*(?:[.,!;\u2014-]|$)|\s+thanks?\b|\s+thank\s+you)|nope\b|never\b|not\s+(?:happening|at\s+that|a\s+chance))"
+_REFUSAL = (r"(?i:no(?=\s*(?:[.,!;\u2014-]|$)|\s+thanks?\b|\s+thank\s+you)|nope\b|never\b"
+            r"|not\s+(?:happening|at\s+that|a\s+chance))")
 _ADVICE = re.compile(r"(?:((?i:sick|tired) of hearing|fed up with hearing)\s+)?(['\"\u201c])(?i:just\s+)?"
-                     r"(?i:get|buy|use|put|do|go with|try|read)\s+(?i:in\s+)?(?i:a\s+|an\s+|the\s+)?(%s)((?:[^'\"\u201d]|'(?=\w))*)"
+                     r"(?i:get|buy|use|put|do|go with|try|read)\s+(?i:in\s+)?(?i:a\s+|an\s+|the\s+)?(%s)"
+                     r"((?:[^'\"\u201d]|'(?=\w))*)"
                      r"['\"\u201d](?(1)|(?=\s*[-\u2014\u2013,.:!?]*\s*%s|[^.!?'\"]{1,60}?\s[-\u2014\u2013,:]\s*%s))"
                      % (_NAME, _REFUSAL, _REFUSAL))
 
@@ -417,10 +428,10 @@ _ALONE_NEVER = re.compile(r"(?:(?<=[.!?] )|(?<=[\u2014\u2013-] ))Never\.(?=\s|$)
 _STRUCK = re.compile(r"~~\s*([A-Z0-9][^~\n]{0,60}?)\s*~~")
 # A cross mark or thumbs-down typed after a name and before no other ("NNA ❌ already spent too much", "Stihl 🚫 he
 # refuses"); one before a name ("🚫 McDonald's 🚫 Olive Garden") is spelled out as "no" (``abbreviations``).
-_MARKED = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*[\U0001F6AB\u274C\u26D4\U0001F44E]+\uFE0F?"
-                     r"(?!\s*[A-Z])")
+_CAPITALISED_RUN = r"[A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3}"  # one to four capitalised words
+_MARKED = re.compile(r"(%s)\s*[\U0001F6AB\u274C\u26D4\U0001F44E]+\uFE0F?(?!\s*[A-Z])" % _CAPITALISED_RUN)
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
-_ONE_STAR = re.compile(r"([A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3})\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)")
+_ONE_STAR = re.compile(r"(%s)\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)" % _CAPITALISED_RUN)
 
 
 def _one_star(m: re.Match) -> str:
@@ -679,6 +690,8 @@ def _cues() -> _Cues:
         named_trailing=frozenset(seqs("named_trailing")),
         slang_trailing=frozenset(seqs("slang_trailing")),
         slang_openers=words("slang_openers"),
+        title_links=words("title_links"),
+        name_joints=words("name_joints"),
         question_modals=words("question_modals"),
         change_words=words("change_words"),
         permission_verbs=words("permission_verbs"),
