@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--claims-only", action="store_true", help="Skip the one-name wording (the slow, generating one).")
     args = p.parse_args(argv)
 
-    from logical_pyserini.models import fence, get_model
+    from logical_pyserini.models import ModelError, fence, get_model
     from logical_pyserini.prompts import fill, load_prompt
     from logical_pyserini.rewrite import RuleRewriter, guard_decision
 
@@ -97,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
              for line in Path(f).read_text(encoding="utf-8").splitlines() if line.strip()]
     if args.quick:
         items = items[:6]
-    model = get_model(args.model, cache=args.model_cache)
+    try:
+        model = get_model(args.model, cache=args.model_cache)
+    except ModelError as exc:  # one line, with the install command when the embedded model is missing
+        raise SystemExit(f"bench_model_propose: {exc}") from None
 
     pairs, labels, owner = [], [], []
     for k, item in enumerate(items):
