@@ -255,3 +255,47 @@ def test_rewrite_verify_from_the_cli_vetoes_what_the_model_calls_a_situation(tmp
     rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run2.txt.rewrites.tsv").read_text().splitlines())
     assert rewrites["q1"] == '"museums in Paris" AND NOT "art"'  # the guard's decision, kept
     assert "failures=2" in capsys.readouterr().err
+
+
+def test_rewrite_propose_from_the_cli_adds_the_name_the_model_reads_as_refused(tmp_path, museum_index, capsys):
+    """--rewrite-propose model over an OpenAI-compatible server: one claim per capitalised name, the name the model
+    reads as refused becomes a soft NOT of the question kept whole; a failing server proposes nothing."""
+    from stub_server import serve
+
+    claims = []
+
+    def reply(path, body, headers):
+        choices = []
+        for i, prompt in enumerate(body["prompt"]):
+            claim = prompt[prompt.rindex("Claim:"):].splitlines()[0]
+            claims.append(claim)
+            top = {" True": -0.1, " False": -2.5} if '"Louvre"' in claim else {" False": -0.1, " True": -2.5}
+            choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
+        return {"choices": choices, "usage": {"prompt_tokens": 7 * len(body["prompt"])}}
+
+    question = "museums in Paris for a rainy day, the Louvre queues broke me last time"
+    topics = tmp_path / "natural.tsv"
+    topics.write_text(f"q1\t{question}\n")
+    flags = ["--index", str(museum_index), "--topics", str(topics), "--rewrite", "rules", "--rewrite-propose", "model",
+             "--model", "openai:stub", "--api-key", "sk-test", "--hits", "3", "--quiet"]
+    server, url = serve(reply)
+    try:
+        assert search_main([*flags, "--output", str(tmp_path / "run.txt"), "--base-url", url]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    assert rewrites == {"q1": '"museums in Paris for a rainy day the queues broke me last time" AND NOT^0.3 "Louvre"'}
+    assert sorted(c.split('"')[1] for c in claims) == ["Louvre", "Paris"]
+    assert "exclusion proposals: asked=1, proposed=1, failures=0" in capsys.readouterr().err
+
+    server, url = serve(lambda path, body, headers: (500, {"error": "overloaded"}))
+    try:
+        assert search_main([*flags, "--output", str(tmp_path / "run2.txt"), "--base-url", url,
+                            "--llm-concurrency", "1"]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run2.txt.rewrites.tsv").read_text().splitlines())
+    assert rewrites["q1"] == f'"{question}"'  # nothing proposed: the question as typed, plain
+    assert "asked=0, proposed=0, failures=1" in capsys.readouterr().err

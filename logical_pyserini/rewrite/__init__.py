@@ -12,7 +12,9 @@
 * :func:`guard_rewrite` -- rewriting that does no harm: the question stays the
   positive leaf, only the exclusions its cues confirm are kept; an
   :class:`ExclusionVerifier` (``verify=``) lets a language model veto the ones
-  that only describe the asker's situation (:func:`build_verifier`).
+  that only describe the asker's situation (:func:`build_verifier`); an
+  :class:`ExclusionProposer` (``proposer=``) lets it add the one exclusion the
+  cues missed (:func:`build_proposer`).
 * :func:`get_rewriter` -- ``rules`` / ``llm`` / ``llm:MODEL_SPEC`` (registry :data:`REWRITERS`).
 
 CLI: ``python -m logical_pyserini.rewrite --topics FILE --output FILE``.
@@ -30,6 +32,7 @@ from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
 from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
+from ._propose import PROPOSE_MODES, ExclusionProposer, build_proposer, name_candidates
 from ._verify import VERIFY_MODES, ExclusionVerifier, build_verifier
 
 __all__ = [
@@ -38,6 +41,10 @@ __all__ = [
     "VERIFY_MODES",
     "ExclusionVerifier",
     "build_verifier",
+    "PROPOSE_MODES",
+    "ExclusionProposer",
+    "build_proposer",
+    "name_candidates",
     "REWRITERS",
     "SOURCES",
     "GuardDecision",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import sys
@@ -29,6 +30,7 @@ from ..query import Term
 from ._factory import SPEC_HELP, get_rewriter
 from ._guard import GUARD_NOT_WEIGHT, guard_rewrite
 from ._types import Rewrite
+from ._propose import PROPOSE_MODES, build_proposer
 from ._verify import VERIFY_MODES, build_verifier
 
 __all__ = ["main"]
@@ -61,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
                     "with the rules the embedded model checks; off (default): no check")
     ap.add_argument("--verify-max", type=float, metavar="P",
                     help="veto an exclusion whose P(situation) exceeds P (default: the prompt's measured threshold)")
+    ap.add_argument("--propose", default="off", choices=PROPOSE_MODES,
+                    help="model: a language model reads the question and adds the one exclusion the guard's cues "
+                    "missed, a name the writer rules out (see README, 'Exclusions proposed by the model'); an llm "
+                    "rewriter's model is reused, with the rules the embedded model proposes; off (default)")
+    ap.add_argument("--propose-min", type=float, metavar="P",
+                    help="propose a name whose P(not wanted) exceeds P (default: the prompt's measured threshold)")
     ap.add_argument("--not-weight", type=float, default=GUARD_NOT_WEIGHT, metavar="W",
                     help="strength of the NOTs the guard adds to a question kept whole, written NOT^W (see README, "
                     f"'Soft exclusions'; default {GUARD_NOT_WEIGHT:g}); 1 writes strict NOTs")
@@ -89,8 +97,9 @@ def main(argv: list[str] | None = None) -> int:
             max_new_tokens=args.max_new_tokens,
             timeout=args.timeout,
         )
-        verifier = None if args.guard == "off" else build_verifier(
-            args.verify, rewriter, lambda: _embedded(args.cache), args.verify_max)
+        embedded = functools.lru_cache(maxsize=1)(lambda: _embedded(args.cache))  # one model for both checks
+        verifier = None if args.guard == "off" else build_verifier(args.verify, rewriter, embedded, args.verify_max)
+        proposer = None if args.guard == "off" else build_proposer(args.propose, rewriter, embedded, args.propose_min)
     except (TopicsError, ValueError, FileNotFoundError, ModelError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -107,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
                                   file=sys.stderr):
                 try:
                     proposed = rewriter.rewrite(text)
-                    rewrite = guard_rewrite(proposed, args.guard, verifier, args.not_weight, phrases=args.phrases)
+                    rewrite = guard_rewrite(proposed, args.guard, verifier, args.not_weight, phrases=args.phrases,
+                                            proposer=proposer)
                 except Exception as exc:  # noqa: BLE001 - one topic's failure costs its structure, not the run
                     log.error("qid %s: rewrite failed (%s: %s); written as one leaf, the question (plain search)",
                               qid, type(exc).__name__, exc)
@@ -136,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if verifier is not None:
         print("exclusion check: " + ", ".join(f"{k}={v}" for k, v in verifier.stats.items()))
+    if proposer is not None:
+        print("exclusion proposals: " + ", ".join(f"{k}={v}" for k, v in proposer.stats.items()))
     return 0
 
 

@@ -114,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     rw.add_argument("--rewrite-verify-max", type=float, default=None, metavar="P",
                     help="Veto an exclusion whose P(situation) exceeds P (default: the threshold measured for the "
                     "prompt, 0.68 for verify-1; 1 vetoes nothing).")
+    rw.add_argument("--rewrite-propose", default="off", choices=("off", "model"),
+                    help="model: the language model (--model; reused from an llm rewriter) reads the question and "
+                    "adds the one exclusion the guard's cues missed: a True/False pass per capitalised name ('the "
+                    "writer does not want results about X'), the top one proposed when P exceeds the measured "
+                    "threshold and leads the next.  Added as a soft NOT of the question kept whole.  Measured in "
+                    "README, 'Exclusions proposed by the model'.")
+    rw.add_argument("--rewrite-propose-min", type=float, default=None, metavar="P",
+                    help="Propose a name whose P(not wanted) exceeds P (default: the threshold measured for the "
+                    "prompt, 0.70 for propose-1; 1 proposes nothing).")
     rw.add_argument("--rewrite-not-weight", type=float, default=None, metavar="W",
                     help="Strength of the NOTs the guard adds to a question kept whole, written NOT^W: a document "
                     "that mentions an excluded thing keeps (1 - W) of its score at worst (default 0.3, measured in "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import logging
 import time
@@ -87,6 +88,8 @@ class SearchConfig:
     rewrite_guard: str = "propose"
     rewrite_verify: str = "off"
     rewrite_verify_max: float | None = None
+    rewrite_propose: str = "off"
+    rewrite_propose_min: float | None = None
     rewrite_not_weight: float | None = None
     rewrite_phrases: bool = False
     model: str = "embedded"
@@ -137,6 +140,12 @@ class SearchConfig:
             return "--rewrite-verify model checks the exclusions of rewrites: give --rewrite too"
         if self.rewrite_verify_max is not None and not 0.0 <= self.rewrite_verify_max <= 1.0:
             return "--rewrite-verify-max must lie in [0, 1]"
+        if self.rewrite_propose not in ("off", "model"):
+            return "--rewrite-propose must be off or model"
+        if self.rewrite_propose == "model" and not self.rewrite:
+            return "--rewrite-propose model adds exclusions to rewrites: give --rewrite too"
+        if self.rewrite_propose_min is not None and not 0.0 <= self.rewrite_propose_min <= 1.0:
+            return "--rewrite-propose-min must lie in [0, 1]"
         if self.rewrite_not_weight is not None and not 0.0 < self.rewrite_not_weight <= 1.0:
             return "--rewrite-not-weight must lie in (0, 1]"
         if self.rewrite_phrases and not self.rewrite:
@@ -291,15 +300,17 @@ def _build_rewriter(config: SearchConfig):
                         cache=config.model_cache, base_url=config.base_url, api_key=config.api_key)
 
 
-def _build_verifier(config: SearchConfig, rewriter):
-    """The exclusion check of ``--rewrite-verify`` (None without a rewriter, with the guard off, or when off)."""
+def _build_model_checks(config: SearchConfig, rewriter) -> tuple:
+    """The exclusion check of ``--rewrite-verify`` and the proposer of ``--rewrite-propose`` (each None without a
+    rewriter, with the guard off, or when off); both use one model, the rewriter's when it has one."""
     if rewriter is None or config.rewrite_guard == "off":
-        return None
+        return None, None
     from ..models import model_from_args
-    from ..rewrite import build_verifier
+    from ..rewrite import build_proposer, build_verifier
 
-    return build_verifier(config.rewrite_verify, rewriter,
-                          lambda: model_from_args(config, install=config.install_model), config.rewrite_verify_max)
+    model = functools.lru_cache(maxsize=1)(lambda: model_from_args(config, install=config.install_model))
+    return (build_verifier(config.rewrite_verify, rewriter, model, config.rewrite_verify_max),
+            build_proposer(config.rewrite_propose, rewriter, model, config.rewrite_propose_min))
 
 
 # -- the pipeline ---------------------------------------------------------------
@@ -342,7 +353,7 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     topics = topics if topics is not None else resolve_topics(config.topics)
     normalizer = build_normalizer(config) if searcher is None else searcher.normalizer
     rewriter = _build_rewriter(config)
-    verifier = _build_verifier(config, rewriter)  # a missing model fails here, before any search
+    verifier, proposer = _build_model_checks(config, rewriter)  # a missing model fails here, before any search
     reranker = build_reranker(config)  # a bad --oracle fails here, before any search
     if searcher is None:
         searcher = build_searcher(config, normalizer)
@@ -369,7 +380,8 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
     # Parse (or rewrite) every topic first: a bad query is reported once with its caret and skipped.
     # With a rewriter, OrLog and the reasoners get the decomposition: the natural question and its predicates.
     rerank_queries: dict = {}
-    trees = _rewrite_topics(todo, rewriter, config, report.failures, rerank_queries, verifier) if rewriter else {}
+    trees = _rewrite_topics(todo, rewriter, config, report.failures, rerank_queries, verifier,
+                                   proposer) if rewriter else {}
     for qid, text in todo.items() if not rewriter else ():
         if config.plain == "text":
             trees[qid] = text
@@ -417,12 +429,12 @@ def run_topics(config: SearchConfig, *, searcher=None, topics: dict[str, str] | 
         raise RunInterrupted(report, exc, len(qids), partial_path(output)) from exc
     _write_rerank_record(config, audit)
     report.seconds = time.perf_counter() - start
-    report.notes = [line for line in (_rewrite_summary(rewriter, verifier), rerank_summary(config)) if line]
+    report.notes = [line for line in (_rewrite_summary(rewriter, verifier, proposer), rerank_summary(config)) if line]
     return report
 
 
 def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, failures: dict,
-                    decompositions: dict | None = None, verify=None) -> dict:
+                    decompositions: dict | None = None, verify=None, proposer=None) -> dict:
     """Rewrite natural-language topics; the rewrites are kept next to the run
     (``OUTPUT.rewrites.tsv``: qid, logical query, source) so a run can be audited."""
     from ..rewrite import GUARD_NOT_WEIGHT, guard_rewrite
@@ -432,7 +444,8 @@ def _rewrite_topics(topics: dict[str, str], rewriter, config: SearchConfig, fail
     for qid, text in tqdm(topics.items(), desc="rewrite", unit="q", disable=config.quiet):
         try:
             proposed = rewriter.rewrite(text)
-            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify, weight, phrases=config.rewrite_phrases)
+            rewrite = guard_rewrite(proposed, config.rewrite_guard, verify, weight, phrases=config.rewrite_phrases,
+                                    proposer=proposer)
         except Exception as exc:  # noqa: BLE001 - a rewriter failure costs one topic, not the run
             failures[qid] = f"rewrite failed: {type(exc).__name__}: {exc}"
             logger.error("qid %s: %s", qid, failures[qid])
@@ -480,12 +493,13 @@ def _write_rerank_record(config: SearchConfig, audit: dict[str, str]) -> None:
         logger.error("could not write %s: %s", record, exc)
 
 
-def _rewrite_summary(rewriter, verifier=None) -> str:
+def _rewrite_summary(rewriter, verifier=None, proposer=None) -> str:
     if rewriter is None:
         return ""
     stats = ", ".join(f"{k}={v}" for k, v in rewriter.stats.items())
     checked = f"; exclusion check: {', '.join(f'{k}={v}' for k, v in verifier.stats.items())}" if verifier else ""
-    return f"rewrite: {stats}{checked}"
+    added = f"; exclusion proposals: {', '.join(f'{k}={v}' for k, v in proposer.stats.items())}" if proposer else ""
+    return f"rewrite: {stats}{checked}{added}"
 
 
 def _search_batch(searcher, batch, trees, config: SearchConfig, failures) -> dict:

@@ -25,6 +25,9 @@ _MODEL_SOURCES = ("llm", "repaired")  # rewrites a model wrote: the ones whose N
 GUARD_NOT_WEIGHT = 0.3
 #: A check of the kept exclusions: (question, exclusions) -> one keep flag each (``rewrite.ExclusionVerifier``).
 Verify = Callable[[str, Sequence[str]], Sequence[bool]]
+#: Exclusions the cues missed: (question, kept exclusions) -> names as the question writes them
+#: (``rewrite.ExclusionProposer``).
+Propose = Callable[[str, Sequence[str]], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -36,10 +39,12 @@ class GuardDecision:
     kept: tuple[str, ...]  # the exclusions kept (their words)
     dropped: tuple[str, ...]  # the rewrite's negated leaves the question does not confirm
     vetoed: tuple[str, ...] = ()  # confirmed exclusions that ``verify`` judged part of the asker's situation
+    proposed: tuple[str, ...] = ()  # exclusions ``proposer`` added (also in ``kept``)
 
 
 def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | None = None,
-                   not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False) -> GuardDecision:
+                   not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False,
+                   proposer: Propose | None = None) -> GuardDecision:
     """Decide the safe tree for ``rewrite`` (see the module docstring).
 
     With ``propose``, an exclusion the question states in a cue's scope is added
@@ -48,6 +53,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     the question and the exclusions the cues confirmed and returns a keep flag
     for each; a vetoed one is treated as never confirmed (its words stay in the
     positive leaf), so a veto only moves the rewrite toward plain search.
+    ``proposer`` (e.g. :class:`~logical_pyserini.rewrite.ExclusionProposer`)
+    gets the question and the exclusions kept so far and returns names the
+    question writes that it should also exclude: each is added as a NOT of the
+    question kept whole (soft, ``not_weight``), its mentions taken out of the
+    positive text.
 
     With ``phrases``, an exclusion added to a question kept whole that lost words the question also uses
     elsewhere ("please don't suggest a care home" in a question about help at home: ``NOT "care"``) is the
@@ -142,8 +152,19 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         kept = [core for core, keep in zip(kept, flags) if keep]
         spelled = [text for text, keep in zip(spelled, flags) if keep]
         wholes = [text for text, keep in zip(wholes, flags) if keep]
+    proposed: list[str] = []
+    named_at: set[int] = set()  # where the proposed names stand: out of the positive text
+    if proposer is not None:
+        for name in proposer(rewrite.question, tuple(spelled)):
+            at = _mentions(lower, _words(name))
+            if at and not any(set(_words(name)) <= set(k) for k in kept):
+                kept.append(_words(name))
+                spelled.append(" ".join(dict.fromkeys(tokens[j] for j in sorted(at))))
+                wholes.append(None)
+                proposed.append(spelled[-1])
+                named_at |= at
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
-    said = {j for core in kept for j in said_at.get(tuple(core), ())}
+    said = {j for core in kept for j in said_at.get(tuple(core), ())} | named_at
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
@@ -151,7 +172,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
     # A vetoed exclusion's words belong to the need, but the parse read them as excluded: its structure lacks them.
-    structure = None if vetoed else _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
+    # A proposed name is in the parse's positive part (no cue took it out): the question is kept whole instead.
+    structure = None if vetoed or proposed else _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
     if structure is not None:
         positive, mode = structure, "structure"
     elif kept:
@@ -170,7 +192,18 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         for c in tree.children:
             children.extend(c.children if isinstance(c, And) else (c,))
         tree = And(tuple(children))
-    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped), tuple(vetoed))
+    return GuardDecision(tree, mode, tuple(spelled), tuple(dropped), tuple(vetoed), tuple(proposed))
+
+
+def _mentions(lower: list[str], words: list[str]) -> set[int]:
+    """Token positions of every mention of ``words`` (a name's words, lower case) in ``lower``, the question's
+    tokens: the name's first word and what follows it among the question's words (punctuation skipped)."""
+    if not words:
+        return set()
+    alnum = [j for j, w in enumerate(lower) if w[:1].isalnum() or w[:1] == "_"]
+    seq = [lower[j] for j in alnum]
+    return {alnum[i + k] for i in range(len(seq) - len(words) + 1) if seq[i : i + len(words)] == words
+            for k in range(len(words))}
 
 
 def _unshared(item: list[str], named: list[str], outside: set[str]) -> list[str]:
@@ -371,22 +404,23 @@ def _phrase_of(words: list[str], allowed: set[str], stopwords: frozenset[str]) -
 
 
 def guard_rewrite(rewrite: Rewrite, mode: str = "propose", verify: Verify | None = None,
-                  not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False) -> Rewrite:
+                  not_weight: float = GUARD_NOT_WEIGHT, phrases: bool = False,
+                  proposer: Propose | None = None) -> Rewrite:
     """The guarded rewrite: the question as positive leaf (or a reliable parse) plus confirmed exclusions.
 
     Works on the result of any rewriter (rules, model, cache); the source is
     kept.  ``mode`` is one of :data:`GUARD_MODES` (``off`` returns ``rewrite``,
     unchecked); ``verify`` checks the confirmed exclusions and ``not_weight``
     sets the strength of the NOTs added to a question kept whole, ``phrases``
-    writes those that lost shared words as ``phrase:`` leaves (see
-    :func:`guard_decision`).
+    writes those that lost shared words as ``phrase:`` leaves, ``proposer``
+    adds exclusions the cues missed (see :func:`guard_decision`).
     """
     if mode not in GUARD_MODES:
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {GUARD_MODES}")
     if mode == "off":
         return rewrite
     decision = guard_decision(rewrite, propose=mode == "propose", verify=verify, not_weight=not_weight,
-                              phrases=phrases)
+                              phrases=phrases, proposer=proposer)
     if decision.tree == rewrite.tree:  # kept as is: so are the rewriter's predicates and parse cost
         return rewrite
     return Rewrite.from_tree(rewrite.question, decision.tree, rewrite.source)
