@@ -2331,6 +2331,33 @@ def test_guard_88(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-91 (twenty-second blind pair, phrasings_an and longq44): dictated punctuation, a list numbered within one
+    # line, code-switching cues, a place someone will not set foot in again, a name that left a bad memory
+    ("need a mandolin for a beginner but not the Larkspur brand period my teacher says the necks warp comma also "
+     "a case", ("Larkspur brand",)),
+    ("physio in leeds for a knee not Aire Valley Clinic period open late if possible period", ("Aire Valley Clinic",)),
+    ("Animals of the Quaternary period or reptiles of the Pliocene period", ()),  # a period of time, twice
+    ("Best way to track my period cramps? new paragraph any app suggestions", ()),
+    ("1. oat milk 2. no carrageen 3. not Oatside 4. ships to Cork. any ideas?", ("Oatside", "carrageen")),
+    ("In version 2. I could open the file. Why not now?", ()),  # one number: not a list
+    ("zahnarzt in graz gesucht, bitte nicht Dr. Fellner, he hurt me last time", ("Dr Fellner",)),
+    ("busco academia de baile en sevilla pero no Flamencura porque es muy caro", ("Flamencura",)),
+    ("crèche à lyon pour mon fils, sauf Les Lutins, the waiting list is too long", ("Les Lutins",)),
+    ("academia em lisboa perto de alvalade, mas não o Ginásio Sol, sempre cheio", ("Ginásio Sol",)),
+    ("grandad refuses to go to Meadowbank Surgery again, which GP practices nearby take new patients?",
+     ("Meadowbank Surgery",)),
+    ("Dad will never set foot in Costwise again, where else sells cheap garden chairs?", ("Costwise",)),
+    ("my son refuses to go to school, what can I do?", ()),
+    ("after the Swiftmove disaster last spring I need a removal firm in Bath for a 3 bed house", ("Swiftmove",)),
+    ("after the kitchen disaster last week, how do I clean smoke off cabinets?", ()),
+    # what the asker knows about a thing named before is no exclusion of it
+    ("my daughter read Nobody Gets Lost and wants to try orienteering period I know nothing about it period", ()),
+])
+def test_guard_91(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

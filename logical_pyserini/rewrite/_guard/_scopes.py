@@ -369,6 +369,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # ("players who aren't LeBron" and "my dad who hates gadgets", a taste, still exclude)
                 i += n
                 continue
+            if tokens[i] == "nothing" and i > 0 and tokens[i - 1] in cues.knowing_verbs:
+                i += n  # "I know nothing about it": what the asker knows, whatever "it" stands for
+                continue
             fronted = _fragment_names(written, sentence_start, i) if end == i + n and kind == "strong" \
                 and i - 1 > sentence_start and tokens[i - 1] in cues.personal else None
             if fronted:  # "Google Photos I refuse to use after their policy change": the object comes first

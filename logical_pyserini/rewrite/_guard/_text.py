@@ -253,9 +253,35 @@ def _guard_data() -> dict:
 _LINE_END = re.compile(r"(?<=[\w)\]\"'%])[ \t]*\r?\n\s*")
 
 
+# "1. vegan protein 2. no weird aftertaste 3. not Greenform 4. ships to Ireland": a list numbered within one line.
+_LIST_NUMBER = re.compile(r"(?:^|(?<=\s))\d{1,2}[.)](?=\s)")
+
+
+@lru_cache(maxsize=1)
+def _spoken_marks() -> tuple[re.Pattern, dict[str, str], frozenset[str]]:
+    marks = {k.lower(): v for k, v in _guard_data()["spoken_punctuation"].items()}
+    words = "|".join(map(re.escape, sorted(marks, key=len, reverse=True)))
+    # a mark's word before a joining word is the word ("the Quaternary period or the Pliocene period")
+    joins = "|".join(map(re.escape, _guard_data()["spoken_punctuation_not_before"]))
+    return re.compile(r"(?<![\w'-])(%s)(?![\w'-])(?!\s+(?:%s)\b)" % (words, joins), re.IGNORECASE), marks, \
+        frozenset(_guard_data()["spoken_punctuation_words"])
+
+
 def _sentences(text: str) -> str:
-    """``text`` with its whitespace collapsed and each unpunctuated line end read as a sentence end."""
-    return normalize_text(_LINE_END.sub(" . ", text))
+    """``text`` with its whitespace collapsed and each unpunctuated line end read as a sentence end.
+
+    Two more shapes end a sentence or an item: a list numbered within one line (two numbers or more, "2. no weird
+    aftertaste 3. not Greenform"), and dictated punctuation ("not the Kestrel brand period my teacher says ...
+    comma also needs a case"), read only in a text that spells two marks or more, or one that is no common word
+    ("comma", "question mark"): a lone "period" is a period of time."""
+    text = _LINE_END.sub(" . ", text)
+    if len(_LIST_NUMBER.findall(text)) >= 2:
+        text = _LIST_NUMBER.sub(lambda m: " . " if m.start() else " ", text)
+    pattern, marks, words = _spoken_marks()
+    said = [m.lower() for m in pattern.findall(text)]
+    if len(said) >= 2 or set(said) - words:
+        text = pattern.sub(lambda m: f" {marks[m[0].lower()]} ", text)
+    return normalize_text(text)
 
 
 @lru_cache(maxsize=1)
@@ -289,6 +315,9 @@ def _plain(text: str) -> str:
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
     text = _OTHER_THAN_NAME.sub(r"\1 , excluding \2 , ", text)  # "alternatives to Phonak hearing aids"
+    # "mum refuses to go to Riverside Medical again" ("set foot" is no thing left out: "go")
+    text = _SET_FOOT.sub(lambda m: re.sub(r"(?:set|step) foot", "go", m[1]) + f" , excluding {m[2]} , ", text)
+    text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
     text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
@@ -372,6 +401,14 @@ _VETO = re.compile(r"(?<=\w )(banned|won't have|will not have|wont have)\s+([A-Z
 _NAME = r"[A-Z][\w'&+-]*(?:\.\w[\w'&+-]*)*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z0-9][\w'&+-]*(?:\.\w[\w'&+-]*)*){0,4}"
 _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|(?:comparable|equivalent)\s+to"
                               r"|[Nn]ever\s+again,?)\s+(?:the\s+|a\s+|an\s+)?(%s)" % _NAME)
+
+# A name someone will not set foot in again ("mum refuses to go to Riverside Medical again") and a name that left a
+# bad memory ("after the Quayside Removals disaster last year", "After the SmileDirectClub mess I'm done with ..."):
+# capitalised names only (not "refuses to go to school", "after the kitchen disaster").
+_SET_FOOT = re.compile(r"\b((?:refuses?|refused|won't|wont|will not|never)\s+(?:to\s+)?(?:go|going|set foot|step "
+                       r"foot|go back)\s+(?:to|in|into|inside|back to|near)\s+(?:the\s+)?)(%s)" % _NAME)
+_BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
+                         r"saga|shambles)\b)" % _NAME)
 
 
 @lru_cache(maxsize=1)
