@@ -2358,6 +2358,30 @@ def test_guard_91(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-92 (twenty-third blind pair, phrasings_ao and longq45): professional register; the act of leaving out
+    # as the topic; supply facts; case names
+    ("Case law on rent deposits, but set aside Morrow v. Kestle Homes, opposing counsel briefed it.",
+     ("Morrow v Kestle Homes",)),
+    ("Our pharmacy stopped stocking Fendravil last quarter; other oral options for nail fungus?", ("Fendravil",)),
+    ("Ward won't carry Dextorin anymore. Alternatives for post-op nausea in adults?", ("Dextorin",)),
+    ("Offline sync for React Native? Lumasync is no longer an option since the price change.", ("Lumasync",)),
+    ("Attitudes to congestion charging; results from Brightline Polling shouldn't be included.", ("Brightline Polling",)),
+    ("When to exclude outliers in regression, and how to report it?", ()),
+    ("Alternatives to excluding points: winsorizing, robust regression?", ()),
+    ("SQL query excluding rows where email is null in PostgreSQL", ()),
+    ("Excel formula to sum a column excluding hidden rows", ()),
+    ("How to write exclusion criteria, e.g. excluding children with cystic fibrosis?", ()),
+    ("Sensitivity analyses that show results with and without the excluded cases", ()),
+    ("A candidate cannot be screened without written consent, so which providers capture it?", ()),
+    ("Reading material on filtering out bot traffic properly in analytics", ()),
+    ("Maritime museums not devoted to archaeology and without a garden", ("devoted archaeology", "garden")),
+    ("a query builder for Node excluding Knex", ("Knex",)),  # a name after the operation is still left out
+])
+def test_guard_92(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

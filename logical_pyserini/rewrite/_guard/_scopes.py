@@ -235,6 +235,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n = 0  # "houseplants that don't need direct sunlight" asks for that property
         if n and _amount_qualifier(tokens, i, cues):
             n = 0  # "budget around 3000 EUR excluding flights": what an amount counts, not what to leave out
+        if n and _act_asked(tokens, written, sentence_start, i, n, cues):
+            n = 0  # "when to exclude outliers", "with and without the excluded cases": the act is the topic
         if not n:
             i += 1
             continue
@@ -1341,3 +1343,28 @@ def _items(lower: list[str], start: int, end: int, cues: _Cues) -> list[list[str
     items.append(current)
     # a particle alone is no thing ("Cry it out didn't work for us" leaves "out" once "it" points back)
     return [i for i in items if i and not all(w in cues.particles for w in i)]
+
+
+def _act_asked(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int, cues: _Cues) -> bool:
+    """True when the cue at ``i`` names the act of leaving out as the topic, or a requirement, not a thing to leave
+    out: the act asked about ("when to exclude outliers", "alternatives to excluding points", "reading material on
+    filtering out bot traffic"), an operation's
+    filter ("SQL query excluding rows where ...", "Excel formula to sum a column excluding hidden rows"; not before a
+    name: "a query builder excluding Knex"), a comparison ("results with and without the excluded cases"), and
+    "without" after a negation in its clause ("a candidate cannot be screened without written consent": a must)."""
+    if tokens[i] in cues.act_verbs and any(i >= len(lead) and tuple(tokens[i - len(lead) : i]) == lead
+                                           for lead in cues.act_leads):
+        return True
+    if tokens[i] in cues.act_verbs and i > 0 and tokens[i - 1] in cues.determiners:
+        return True  # "the excluded cases": a participle naming a kind, no cue
+    if tokens[i] in cues.act_verbs and i + n < len(written) and not written[i + n][:1].isupper() \
+            and cues.operation_words & set(tokens[max(sentence_start, i - 5) : i]):
+        return True
+    if tokens[i] != "without":
+        return False
+    if i >= 2 and tokens[i - 2 : i] == ["with", "and"]:
+        return True
+    # a verb negated ("cannot", "won't let me ... without"), not a coordinated exclusion ("not X and without Y")
+    start = _clause_start(tokens, sentence_start, i, cues)
+    return any(t in cues.ability_negations or t == "never" or t.endswith("n't") for t in tokens[start:i]) \
+        and not any(t in ("and", "or", "nor") for t in tokens[start:i])

@@ -198,6 +198,9 @@ class _Cues:
     someone_words: frozenset[str] = frozenset()  # "for someone without a flow hood": who the asker is
     name_ends: frozenset[str] = frozenset()  # "vetoed IKEA for anything in the nursery": a name's scope ends here
     travel_verbs: frozenset[str] = frozenset()  # "don't want to drive in Germany": a way of getting about, no place
+    act_verbs: frozenset[str] = frozenset()  # "exclude", "filtering": the act of leaving out, when it is the topic
+    act_leads: tuple[tuple[str, ...], ...] = ()  # "how to", "alternatives to" (exclude outliers): the act asked about
+    operation_words: frozenset[str] = frozenset()  # "SQL query excluding null rows": what an operation leaves out
     change_words: frozenset[str] = frozenset()  # "my cat won't use the litter box anymore": a problem that began
     permission_verbs: frozenset[str] = frozenset()  # "our HOA won't allow X anymore": a rule, still an exclusion
     maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make
@@ -720,6 +723,9 @@ def _cues() -> _Cues:
         class_anaphors=words("class_anaphors"),
         maker_nouns=words("maker_nouns"),
         travel_verbs=words("travel_verbs"),
+        act_verbs=words("act_verbs"),
+        act_leads=seqs("act_leads"),
+        operation_words=words("operation_words"),
         name_ends=words("name_ends"),
         function_verbs=words("function_verbs"),
         someone_words=words("someone_words"),
