@@ -1,6 +1,7 @@
-"""Can the embedded model find the excluded names that the guard's cues miss? (an experiment, not a product path)
+"""Can the embedded model find the excluded names that the guard's cues miss? (``--rewrite-propose model``)
 
-    python eval/bench_model_propose.py [--phrasings FILE ...] [--model embedded] [--model-cache FILE] [--quick]
+    python eval/bench_model_propose.py [--phrasings FILE ...] [--longq DIR ...] [--model embedded]
+                                       [--model-cache FILE] [--claims-only] [--quick]
 
 The rewrite guard reads exclusions from hand-written cues, and on each new blind
 cue file its first run finds only a third of the excluded items.  A model that
@@ -23,7 +24,16 @@ Two wordings of the ``propose`` prompt are measured on labelled cue files
    each file's first run (``eval/verify/first_runs.jsonl``: the guard before
    the file was written), i.e. what it would add on text the cues never saw.
 
+4. **retrieval** (``--longq DIR ...``): nDCG@10 on long-question sets for
+   plain BM25, the set's first run, the first run with the proposal added
+   (replayed: the proposed name leaves the positive leaf and comes back as
+   ``NOT^0.3``, as ``ExclusionProposer`` in the guard does), today's guard and
+   today's guard with the proposer (``guard_rewrite(..., proposer=...)``, the
+   code behind ``--rewrite-propose model``), and the Boolean peer of the last.
+
 The guard's own result on the same files (today's cue lists) is printed beside.
+Candidates are :func:`logical_pyserini.rewrite.name_candidates`, the rule is the
+prompt's (``propose_min``, ``propose_margin``).
 """
 
 from __future__ import annotations
@@ -37,32 +47,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import EVAL, RESULTS, base_parser, command, header, log, md_table, write_lines  # noqa: E402
+from _common import (EVAL, RESULTS, base_parser, command, header, log, md_table, ndcg_per_query,  # noqa: E402
+                     search_run, write_lines)
 
 FIRST_RUNS = EVAL / "verify" / "first_runs.jsonl"
 
 DEFAULT = [EVAL / "cues" / "phrasings_aj.jsonl", EVAL / "cues" / "phrasings_ak.jsonl"]
-# A run of capitalised words (with "of", "the", "&" between) is a candidate name; a sentence's function words and
-# the asker's pronouns in front of it are not part of it.
-_RUN = re.compile(r"[A-Z][\w'&.+-]*(?:\s+(?:of|the|de|la|and|&|'n')?\s*[A-Z0-9][\w'&.+-]*)*")
-_NOT_NAMES = set("I My Our We Is Are The A An And But So If Any Anything Also Please Thanks Hi Hello Can Could Would "
-                 "Should What How Why Where When Which Who Do Does Did Not No Yes It Its This That These Those They "
-                 "He She You Your Me Just Looking Need Ideally Honestly Edit EDIT TL;DR".split())
-
-
-def candidates(question: str) -> list[str]:
-    """The capitalised runs of ``question`` that may name a thing, in order, without repeats."""
-    out = []
-    for m in _RUN.finditer(question):
-        words = m.group(0).split()
-        while words and (words[0] in _NOT_NAMES or words[0].endswith(("'ve", "'m"))):
-            words = words[1:]
-        while words and words[-1] in _NOT_NAMES | {"and"}:
-            words = words[:-1]
-        name = " ".join(words).rstrip(".")
-        if len(name) >= 2 and name not in out:
-            out.append(name)
-    return out
 
 
 def _same(a: str, b: str) -> bool:
@@ -86,11 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model", default="embedded", help="Model spec (embedded, a path, openai:NAME).")
     p.add_argument("--model-cache", default=None, metavar="FILE", help="SQLite cache of model answers.")
     p.add_argument("--claims-only", action="store_true", help="Skip the one-name wording (the slow, generating one).")
+    p.add_argument("--longq", nargs="*", default=[], metavar="DIR",
+                   help="Long-question sets (eval/longqN) for the retrieval section; none by default.")
     args = p.parse_args(argv)
 
     from logical_pyserini.models import ModelError, fence, get_model
     from logical_pyserini.prompts import fill, load_prompt
-    from logical_pyserini.rewrite import RuleRewriter, guard_decision
+    from logical_pyserini.rewrite import RuleRewriter, guard_decision, name_candidates, top_candidate
 
     prompt = load_prompt("propose")
     items = [dict(json.loads(line), set=Path(f).stem) for f in args.phrasings
@@ -104,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
 
     pairs, labels, owner = [], [], []
     for k, item in enumerate(items):
-        cands = candidates(item["question"])
+        cands = name_candidates(item["question"])
         cands += [g for g in item["excluded"] if not any(_same(g, c) for c in cands)]
         prefix = fill(prompt["claim_context"], request=fence(item["question"], "request"))
         for c in cands:
@@ -124,12 +116,13 @@ def main(argv: list[str] | None = None) -> int:
         for margin in (0.0, 0.02):
             right = wrong = ctrl = 0
             for k, item in enumerate(items):
-                mine = sorted(((prob[j], labels[j][1]) for j in range(len(pairs)) if owner[j] == k), reverse=True)
-                if not mine or mine[0][0] <= th or mine[0][0] - (mine[1][0] if len(mine) > 1 else 0.0) < margin:
+                js = [j for j in range(len(pairs)) if owner[j] == k]
+                name = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
+                if name is None:
                     continue
                 if item["kind"] == "none":
                     ctrl += 1
-                elif mine[0][1]:
+                elif any(_same(name, g) for g in item["excluded"]):
                     right += 1
                 else:
                     wrong += 1
@@ -166,16 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     first = {}
     for line in FIRST_RUNS.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        first[(row["set"], row["qid"])] = row["kept"]
+        first[(row["set"], row["qid"])] = row
     union = {"first": 0, "union": 0, "added right": 0, "added wrong": 0, "controls": 0, "requests": 0}
     for k, item in enumerate(items):
-        kept = first.get((item["set"], item["id"]))
-        if kept is None:
+        if (item["set"], item["id"]) not in first:
             continue
+        kept = first[(item["set"], item["id"])]["kept"]
         union["requests"] += 1
-        mine = sorted(((prob[j], labels[j][0]) for j in range(len(pairs)) if owner[j] == k), reverse=True)
-        proposed = mine[0][1] if mine and mine[0][0] > th and \
-            mine[0][0] - (mine[1][0] if len(mine) > 1 else 0.0) >= margin else None
+        js = [j for j in range(len(pairs)) if owner[j] == k]
+        proposed = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
         if item["kind"] == "none":
             union["controls"] += proposed is not None and not kept
             continue
@@ -202,15 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     lines = header("Can the embedded model propose the exclusions the guard's cues miss?",
                    command(__file__, argv),
                    f"Model `{model.id}`, prompt `{prompt['version']}`; {files}: {n_ex} exclusion requests, "
-                   f"{n_ctrl} controls. Not a product path: measured to decide whether one should exist.")
+                   f"{n_ctrl} controls. The claim rule is what `--rewrite-propose model` runs (off by default).")
     lines += ["## 1. A true/false claim per candidate name", "",
               f"{len(pairs)} candidates ({int(y.sum())} labelled excluded), {claim_s:.0f} s "
               f"({len(pairs) / max(claim_s, 1e-9):.2f} candidates/s, cache hits included). ROC AUC of P(True) "
               f"over all candidates **{auc(y, prob):.3f}**; over the candidates of controls alone no candidate is "
               f"right, and their mean P(True) is {prob[control].mean():.3f} against {prob[~control].mean():.3f} "
               f"in exclusion requests.", "",
-              "Rule: propose a request's top candidate when its P(True) exceeds the threshold and leads the "
-              "second by the margin.", ""]
+              "Rule (`top_candidate`, what `--rewrite-propose model` runs): propose a request's top candidate when "
+              "its P(True) exceeds the threshold and leads the best candidate that shares no word with it by the "
+              "margin.", ""]
     lines += md_table(["P(True) >", "margin", f"right (of {n_ex})", "wrong", f"controls given one (of {n_ctrl})"],
                       rows)
     if named is not None:
@@ -230,11 +223,99 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", "## The guard's cues on the same requests (today's lists, tuned on these files)", "",
               f"A labelled item found in {guard['right']} of {n_ex} exclusion requests, a NOT no label matches in "
               f"{guard['wrong']}, controls given a NOT: {guard['controls']} of {n_ctrl}.", ""]
+    if args.longq:
+        lines += _retrieval(args.longq, model, first, args.quick)
     stems = sorted(Path(f).stem.replace("phrasings_", "") for f in args.phrasings)
     name = "model_propose.md" if stems == ["aj", "ak"] else f"model_propose_{'_'.join(stems)}.md"
+    if args.longq:
+        name = name[:-3] + "_longq.md"  # the sets are listed in the file
     out = write_lines(Path(args.results or RESULTS) / name, lines)
     log(f"[propose] written {out}")
     return 0
+
+
+def _with_proposal(query: str, question: str, names, weight: float) -> str:
+    """A stored guarded query (its NOTs of a question kept whole at ``weight``) with the proposed names added as the
+    guard adds them: their mentions leave the positive text, each comes back as ``NOT^weight``."""
+    from bench_soft_not import soften
+    from logical_pyserini.query import And, Not, Term, normalize_text, parse_query
+
+    tree = parse_query(soften(query, weight))
+    if not names:
+        return str(tree)
+    children = list(tree.children) if isinstance(tree, And) else [tree]
+    positive = [c for c in children if not isinstance(c, Not)]
+    text = positive[0].text if len(positive) == 1 and isinstance(positive[0], Term) else question
+    for name in names:
+        text = re.sub(r"(?i)(?<!\w)" + r"\W+".join(map(re.escape, name.split())) + r"(?!\w)", " ", text)
+    nots = [c for c in children if isinstance(c, Not)] + [Not(Term(name), weight) for name in names]
+    return str(And((Term(normalize_text(text)), *nots)))
+
+
+def _retrieval(dirs: list[str], model, first: dict, quick: bool) -> list[str]:
+    """Section 4: nDCG@10 of plain BM25, first runs and today's guard, each without and with the proposer."""
+    import tempfile
+
+    from logical_pyserini.demo import ensure_index
+    from logical_pyserini.rewrite import GUARD_NOT_WEIGHT, ExclusionProposer, RuleRewriter, guard_rewrite
+
+    proposer = ExclusionProposer(model)
+    rules = RuleRewriter()
+    runs = ["bm25", "first", "first + proposal", "now", "now + proposal", "Boolean peer, now + proposal"]
+    lines = ["", "## 4. Retrieval on long-question sets (nDCG@10; questions below plain BM25 in brackets)", "",
+             f"Proposal rule: P(True) > {proposer.min_p:.2f}, lead ≥ {proposer.margin:.2f}. First runs are replayed from "
+             "`eval/verify/first_runs.jsonl` (NOTs of a question kept whole at today's strength, "
+             f"`NOT^{GUARD_NOT_WEIGHT:g}`); the proposal is added as the guard adds it. `now + proposal` is "
+             "`guard_rewrite(..., proposer=ExclusionProposer(model))`, what `--rewrite-propose model` runs.", "",
+             "| set | " + " | ".join(runs) + " | proposals (first / now) |", "|---|" + "---:|" * (len(runs) + 1)]
+    totals = {r: [] for r in runs}
+    with tempfile.TemporaryDirectory() as tmp:
+        for d in map(Path, dirs):
+            index = Path(tmp) / f"index-{d.name}"
+            ensure_index(d / "corpus.jsonl", index)
+            topics = {line.split("\t", 1)[0]: line.split("\t", 1)[1]
+                      for line in (d / "topics.tsv").read_text(encoding="utf-8").splitlines() if line.strip()}
+            if quick:
+                topics = dict(list(topics.items())[:3])
+            queries: dict[str, dict[str, str]] = {r: {} for r in runs[1:]}
+            counts = [0, 0]
+            for qid, text in topics.items():
+                stored = first.get((d.name, qid))
+                if stored is not None:
+                    names = proposer(text, stored["kept"])
+                    counts[0] += bool(names)
+                    queries["first"][qid] = _with_proposal(stored["query"], text, (), GUARD_NOT_WEIGHT)
+                    queries["first + proposal"][qid] = _with_proposal(stored["query"], text, names, GUARD_NOT_WEIGHT)
+                rewrite = rules.rewrite(text)
+                queries["now"][qid] = guard_rewrite(rewrite).query
+                with_model = guard_rewrite(rewrite, proposer=proposer).query
+                counts[1] += with_model != queries["now"][qid]
+                queries["now + proposal"][qid] = queries["Boolean peer, now + proposal"][qid] = with_model
+            paths = {"bm25": search_run(index, d / "topics.tsv", Path(tmp) / f"{d.name}-bm25.txt", plain="text")}
+            for k, name in enumerate(runs[1:]):
+                if len(queries[name]) < len(topics):
+                    continue  # no first run stored for this set
+                tsv = Path(tmp) / f"{d.name}-{k}.tsv"
+                tsv.write_text("".join(f"{q}\t{v}\n" for q, v in queries[name].items()), encoding="utf-8")
+                extra = {"plain": "boolean"} if name.startswith("Boolean") else {}
+                paths[name] = search_run(index, tsv, Path(tmp) / f"{d.name}-{k}.txt", **extra)
+            bm25 = ndcg_per_query(d / "qrels.txt", paths["bm25"])
+            bm25 = {q: bm25.get(q, 0.0) for q in topics}
+            cells = []
+            for name in runs:
+                if name not in paths:
+                    cells.append("")
+                    continue
+                vals = ndcg_per_query(d / "qrels.txt", paths[name])
+                got = [vals.get(q, 0.0) for q in topics]
+                below = sum(v < bm25[q] - 1e-9 for q, v in zip(topics, got))
+                totals[name].append((float(np.mean(got)), below))
+                cells.append(f"{np.mean(got):.3f} ({below})")
+            lines.append(f"| {d.name} | " + " | ".join(cells) + f" | {counts[0]} / {counts[1]} |")
+            log(f"[propose] {d.name}: " + ", ".join(f"{n} {c}" for n, c in zip(runs, cells)))
+    lines.append("| **mean** (below summed) | " + " | ".join(
+        f"**{np.mean([m for m, _ in t]):.3f} ({sum(b for _, b in t)})**" if t else "" for t in totals.values()) + " | |")
+    return lines + ["", f"Proposer: {proposer.stats}.", ""]
 
 
 if __name__ == "__main__":

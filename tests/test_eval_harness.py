@@ -289,12 +289,20 @@ def test_guard_cues_score_counts_found_spurious_and_false_exclusions():
     assert s["questions with a spurious NOT"] == 1 and s["controls with a NOT"] == 1
 
 
-def test_model_propose_bench_reads_candidate_names_and_ranks_them():
+def test_model_propose_bench_replays_a_proposal_and_ranks_candidates():
     import bench_model_propose as bench
+    from logical_pyserini.rewrite import name_candidates
 
     # runs of capitalised words, without the sentence's function words, pronouns or a final full stop
-    assert bench.candidates("Hi, we tried the Lomi twice. My wife and I want Worm Factory bins in Toronto. Thanks!") \
+    assert name_candidates("Hi, we tried the Lomi twice. My wife and I want Worm Factory bins in Toronto. Thanks!") \
         == ["Lomi", "Worm Factory", "Toronto"]
+    # a first run replayed with a proposal: the name leaves the positive leaf (every mention) and comes back soft
+    q = "we fly to rome in may with two kids from manchester and the Skyline Air mess was enough, skyline air never again"
+    stored = f'"{q}" AND NOT "enough"'
+    assert bench._with_proposal(stored, q, ("Skyline Air",), 0.3) == (
+        '"we fly to rome in may with two kids from manchester and the mess was enough, never again" AND NOT^0.3 '
+        '"enough" AND NOT^0.3 "Skyline Air"')
+    assert bench._with_proposal(stored, q, (), 0.3) == stored.replace("NOT", "NOT^0.3")
     y = np.array([True, False, False])
     assert bench.auc(y, np.array([0.9, 0.5, 0.1])) == 1.0 and bench.auc(y, np.array([0.1, 0.5, 0.9])) == 0.0
     assert bench.auc(y, np.array([0.9, 0.5, 0.9])) == 0.75  # a tie counts half

@@ -32,7 +32,7 @@ from ._rules import RuleRewriter, split_clauses
 from ._statements import leaf_for, question_phrase, statement_for
 from ._types import SOURCES, Decomposition, Rewrite, Rewriter, RewriteError
 from ._validate import validate_decomposition, validate_query
-from ._propose import PROPOSE_MODES, ExclusionProposer, build_proposer, name_candidates
+from ._propose import PROPOSE_MODES, ExclusionProposer, build_proposer, name_candidates, top_candidate
 from ._verify import VERIFY_MODES, ExclusionVerifier, build_verifier
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "ExclusionProposer",
     "build_proposer",
     "name_candidates",
+    "top_candidate",
     "REWRITERS",
     "SOURCES",
     "GuardDecision",

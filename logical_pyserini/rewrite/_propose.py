@@ -26,7 +26,7 @@ import numpy as np
 
 from ..prompts import fill, load_prompt
 
-__all__ = ["ExclusionProposer", "PROPOSE_MODES", "build_proposer", "name_candidates"]
+__all__ = ["ExclusionProposer", "PROPOSE_MODES", "build_proposer", "name_candidates", "top_candidate"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ PROPOSE_MODES = ("off", "model")
 # A run of capitalised words (with "of", "the", "&" between) is a candidate name; it ends at a sentence's end, and a
 # sentence's function words and the asker's pronouns at its ends are not part of it ("and" joins two names).
 _RUN = re.compile(r"[A-Z][\w'&.+-]*(?:\s+(?:(?:of|the|de|la|&|'n')\s+)*[A-Z0-9][\w'&.+-]*)*")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+_ABBREVIATIONS = frozenset(("dr", "mr", "mrs", "ms", "st", "jr", "sr", "mt", "prof", "vs", "no"))
 _JOINERS = frozenset(("of", "the", "de", "la", "and", "n", "&", "'n'"))
 # The guard's word lists whose words name nothing when a capital opens a sentence with them ("Nothing", "Before",
 # "March", "Everyone"), beside the prompt's own ``not_names``.
@@ -63,8 +63,7 @@ def name_candidates(question: str) -> list[str]:
     common = _common_words()
     lower = set(re.findall(r"(?<![\w'])[a-z][\w'-]*", question))
     out: list[str] = []
-    for run in (part for m in _RUN.finditer(question) for part in _SENTENCE_BREAK.split(m.group(0))):
-        words = run.rstrip(".").split()
+    for words in (part for m in _RUN.finditer(question) for part in _sentence_parts(m.group(0).split())):
         while words and (words[0].lower() in common or words[0].endswith(("'ve", "'m", "'ll", "'d"))):
             words = words[1:]
         while words and (words[-1].lower() in common or words[-1] in _JOINERS):
@@ -75,6 +74,21 @@ def name_candidates(question: str) -> list[str]:
         if len(name) >= 2 and name not in out:
             out.append(name)
     return out
+
+
+def _sentence_parts(words: list[str]) -> list[list[str]]:
+    """A run's words cut where a sentence ends: after "!", "?" or a full stop that ends a word, not an abbreviation
+    ("Kubernetes. We're" is two; "Dr. Weissbluth", "P.S. Jeep", "George R.R. Martin" are one)."""
+    parts, current = [], []
+    for word in words:
+        current.append(word)
+        stem = word.rstrip(".!?")
+        if word.endswith(("!", "?")) or (word.endswith(".") and len(stem) >= 2 and "." not in stem
+                                          and stem.lower() not in _ABBREVIATIONS):
+            parts.append(current)
+            current = []
+    parts.append(current)
+    return [[w.rstrip(".!?") if k == len(p) - 1 else w for k, w in enumerate(p)] for p in parts if p]
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -147,15 +161,24 @@ class ExclusionProposer:
             logger.warning("exclusion proposal failed (%s: %s); nothing proposed", type(exc).__name__, exc)
             return ()
         self.stats["asked"] += 1
-        best = int(np.argmax(p))
-        name, top = names[best], float(p[best])
-        # the lead is over the best other thing: "Beta Marine 43" and "Beta Marine" are one
-        second = max((float(v) for x, v in zip(names, p) if not _overlaps(x, name)), default=0.0)
-        if top <= self.min_p or top - second < self.margin or any(_overlaps(name, k) for k in kept):
+        name = top_candidate(names, p, self.min_p, self.margin)
+        if name is None or any(_overlaps(name, k) for k in kept):
             return ()
         self.stats["proposed"] += 1
-        logger.info("exclusion %r proposed: P(not wanted) %.2f, next %.2f", name, top, second)
+        logger.info("exclusion %r proposed: P(not wanted) %.2f", name, float(p.max()))
         return (name,)
+
+
+def top_candidate(names: Sequence[str], p: Sequence[float], min_p: float, margin: float) -> str | None:
+    """The rule: the name with the highest P(not wanted) when it exceeds ``min_p`` and leads the best other name by
+    ``margin``, else None.  Another name is one that shares no word with it ("Beta Marine 43" and "Beta Marine"
+    are one thing, not a close second)."""
+    if not len(names):
+        return None
+    best = int(np.argmax(p))
+    name, top = names[best], float(p[best])
+    second = max((float(v) for x, v in zip(names, p) if not _overlaps(x, name)), default=0.0)
+    return name if top > min_p and top - second >= margin else None
 
 
 def build_proposer(mode: str, rewriter: Any = None, model_factory: Callable[[], Any] | None = None,
