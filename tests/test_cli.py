@@ -212,21 +212,28 @@ def test_search_help_names_real_defaults_only():
     assert "(default: 100)" in text or "(default: 1000)" in text  # real defaults are still shown
 
 
+def _claims_reply(claims: list, true_when: str):
+    """An OpenAI-compatible completions reply that records each prompt's claim line in ``claims`` and answers True
+    (logprobs) for the claims that hold ``true_when``, False for the others."""
+    def reply(path, body, headers):
+        choices = []
+        for i, prompt in enumerate(body["prompt"]):
+            claim = prompt[prompt.rindex("Claim:"):].splitlines()[0]
+            claims.append(claim)
+            top = {" True": -0.1, " False": -2.5} if true_when in claim else {" False": -0.1, " True": -2.5}
+            choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
+        return {"choices": choices, "usage": {"prompt_tokens": 7 * len(body["prompt"])}}
+
+    return reply
+
+
 def test_rewrite_verify_from_the_cli_vetoes_what_the_model_calls_a_situation(tmp_path, museum_index, capsys):
     """--rewrite-verify model over an OpenAI-compatible server: the exclusion it judges part of the asker's
     situation leaves the rewrite (the question is searched plain), the other stays; a failing server keeps both."""
     from stub_server import serve
 
     claims = []
-
-    def reply(path, body, headers):
-        choices = []
-        for i, prompt in enumerate(body["prompt"]):
-            claim = prompt[prompt.rindex("Claim:"):].splitlines()[0]
-            claims.append(claim)
-            top = {" True": -0.1, " False": -2.5} if '"art"' in claim else {" False": -0.1, " True": -2.5}
-            choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
-        return {"choices": choices, "usage": {"prompt_tokens": 7 * len(body["prompt"])}}
+    reply = _claims_reply(claims, '"art"')
 
     topics = tmp_path / "natural.tsv"
     topics.write_text("q1\tmuseums in Paris that are not art museums\nq2\tmuseums in Paris, not the Louvre\n")
@@ -263,15 +270,7 @@ def test_rewrite_propose_from_the_cli_adds_the_name_the_model_reads_as_refused(t
     from stub_server import serve
 
     claims = []
-
-    def reply(path, body, headers):
-        choices = []
-        for i, prompt in enumerate(body["prompt"]):
-            claim = prompt[prompt.rindex("Claim:"):].splitlines()[0]
-            claims.append(claim)
-            top = {" True": -0.1, " False": -2.5} if '"Louvre"' in claim else {" False": -0.1, " True": -2.5}
-            choices.append({"index": i, "text": "x", "logprobs": {"top_logprobs": [top]}})
-        return {"choices": choices, "usage": {"prompt_tokens": 7 * len(body["prompt"])}}
+    reply = _claims_reply(claims, '"Louvre"')
 
     question = "museums in Paris for a rainy day, the Louvre queues broke me last time"
     topics = tmp_path / "natural.tsv"

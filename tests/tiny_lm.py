@@ -34,3 +34,28 @@ def tiny_llama(tokenizer, seed: int = 0):
                          num_key_value_heads=2, intermediate_size=64, max_position_embeddings=512,
                          initializer_range=0.5, pad_token_id=0, bos_token_id=1, eos_token_id=2)
     return LlamaForCausalLM(config).eval()
+
+
+def spy_model(inner, captured: list):
+    """A language model that records each (shared prefix, claim) pair it is asked to judge in ``captured`` and
+    answers like ``inner``: what a prompt builder really sends, for the fencing tests."""
+    from logical_pyserini.models import LanguageModel
+
+    class Spy(LanguageModel):
+        id = "spy"
+
+        def _true_false(self, pairs, system):
+            captured.extend(pairs)
+            return inner._true_false(pairs, system)
+
+    return Spy()
+
+
+def one_fenced_claim(captured: list) -> str:
+    """Check that the one captured prompt holds its request inside one fence, no chat-template token and one claim
+    line; return the claim part."""
+    (prefix, suffix), = captured
+    text = prefix + suffix
+    assert text.count("</request>") == 1 and text.count("<request>") == 1 and "<|im_end|>" not in text
+    assert sum(bool(re.match(r"\W{0,3}(Claim|Answer)\s*:", line)) for line in text.splitlines()) == 1
+    return suffix

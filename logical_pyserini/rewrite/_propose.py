@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..prompts import fill, load_prompt
+from ._verify import step_model
 
 __all__ = ["ExclusionProposer", "PROPOSE_MODES", "build_proposer", "name_candidates", "top_candidate"]
 
@@ -203,9 +204,4 @@ def build_proposer(mode: str, rewriter: Any = None, model_factory: Callable[[], 
         raise ValueError(f"unknown propose mode {mode!r}; expected one of {', '.join(PROPOSE_MODES)}")
     if mode == "off":
         return None
-    model = getattr(rewriter, "model", None)
-    if model is None:
-        if model_factory is None:
-            raise ValueError("--rewrite-propose model needs a language model (--model)")
-        model = model_factory()
-    return ExclusionProposer(model, min_p=min_p)
+    return ExclusionProposer(step_model("--rewrite-propose model", rewriter, model_factory), min_p=min_p)

@@ -118,9 +118,15 @@ def build_verifier(mode: str, rewriter: Any = None, model_factory: Callable[[], 
         raise ValueError(f"unknown verify mode {mode!r}; expected one of {', '.join(VERIFY_MODES)}")
     if mode == "off":
         return None
+    return ExclusionVerifier(step_model("--rewrite-verify model", rewriter, model_factory), max_situation=max_situation)
+
+
+def step_model(flag: str, rewriter: Any = None, model_factory: Callable[[], Any] | None = None) -> Any:
+    """The language model of an opt-in model step of the guard (``flag`` names it in the error): the rewriter's own
+    (an :class:`~logical_pyserini.rewrite.LLMRewriter`'s, one set of weights for every step), else the factory's."""
     model = getattr(rewriter, "model", None)
     if model is None:
         if model_factory is None:
-            raise ValueError("--rewrite-verify model needs a language model (--model)")
+            raise ValueError(f"{flag} needs a language model (--model)")
         model = model_factory()
-    return ExclusionVerifier(model, max_situation=max_situation)
+    return model
