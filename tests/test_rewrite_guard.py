@@ -2382,6 +2382,32 @@ def test_guard_92(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-93 (twenty-fourth blind pair, phrasings_ap and longq46): verdicts typed after names in a list of things
+    # tried, low scores, bare rejections, a comparison's rejected thing, second-language refusals
+    ("Starter kits so far: Crumbwell (great), Dough Lab (stale, smelled off), Yeastly (fine). Anything similar?",
+     ("Dough Lab",)),
+    ("Starter kits so far: Crumbwell (great), Yeastly (not bad). Anything similar?", ()),
+    ("My scores so far: Printaro 8/10, Labelnest 2/10, Zebrine Mini 6/10. What else under $120?", ("Labelnest",)),
+    ("kids swim clubs near Harrowby? Otters SC = nope (waitlist). anything else on saturdays", ("Otters SC",)),
+    ("Narrators so far: Oren Castell \u2713, Priya Hallam \u2717, Joss Wendler \u2713. Similar calm voices?",
+     ("Priya Hallam",)),
+    ("a beginner soldering kit, better than the Voltkin starter set which was rubbish, with a proper stand",
+     ("Voltkin",)),
+    ("a climbing gym better than Crimpworks, which was honestly grim, bouldering focus", ("Crimpworks",)),
+    ("a gym better than Crimpworks, which was honestly great, but closer to town", ()),
+    ("Searching hostel in Krakow near old town. Hostel Wawelka please not, my friend found bed bugs there.",
+     ("Hostel Wawelka",)),
+    ("I search good app for learn Portuguese. The application Falabem I do not wish, too many notifications.",
+     ("Falabem",)),
+    ("I'm in Illinois. I don't want to burn bridges, who do I complain to about my paycheck?", ()),
+    ("Rated the mattresses we tested: Slumbra 8.5, Dozewell 4 (sagged within months, returning it), Nestform 7.",
+     ("Dozewell",)),
+])
+def test_guard_93(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -330,6 +330,12 @@ def _plain(text: str) -> str:
     text = _INITIALS.sub(lambda m: f"{m[1]}{m[2].rstrip('.')} ", text)  # "George R.R. Martin": no sentence end
     text = _ALONE_NEVER.sub("Never again.", text)  # "Western Union. Never. The exchange rates are robbery."
     text = _ONE_STAR.sub(_one_star, text)  # "Toastmasters: one star, would not repeat"
+    text = _PAREN_VERDICT.sub(_paren_verdict, text)  # "Crumbwell (great), Levain Lab (stale, smelled off)"
+    text = _LOW_SCORE.sub(r"excluding \1 , \2/10", text)  # "Printaro 8/10, Labelnest 2/10"
+    text = _BARE_VERDICT.sub(r"excluding \1 , \2", text)  # "Dolphins SC = nope", "Trailio - meh, no"
+    text = _THAN_VERDICT.sub(_than_verdict, text)  # "better than the Voltkin starter set which was rubbish"
+    text = _PLEASE_NOT.sub(r" , excluding \1 , ", text)  # "Hostel Wawelka please not, my friend found bed bugs"
+    text = _FRONTED_REFUSAL.sub(lambda m: f" , excluding {m[1]} , {m[0][len(m[1]):]}", text)  # "Falabem I do not wish"
     text = _EMOJI.sub(" , ", text)  # "my kid hates peas 🙄 easy weeknight dinners?": an emoji ends a clause
     text = _BANG.sub("-", text)  # "burr coffee grinder !Baratza": a search box's "not" typed as "!"
     text = _MINUS.sub(", not ", _copula_s().sub(" is", text))  # each one a clause: "-d3 -highcharts" lists two
@@ -469,9 +475,41 @@ _STRUCK = re.compile(r"~~\s*([A-Z0-9][^~\n]{0,60}?)\s*~~")
 # A cross mark or thumbs-down typed after a name and before no other ("NNA ❌ already spent too much", "Stihl 🚫 he
 # refuses"); one before a name ("🚫 McDonald's 🚫 Olive Garden") is spelled out as "no" (``abbreviations``).
 _CAPITALISED_RUN = r"[A-Z][\w'&+.-]*(?:\s+[A-Z][\w'&+.-]*){0,3}"  # one to four capitalised words
-_MARKED = re.compile(r"(%s)\s*[\U0001F6AB\u274C\u26D4\U0001F44E]+\uFE0F?(?!\s*[A-Z])" % _CAPITALISED_RUN)
+_MARKED = re.compile(r"(%s)\s*[\U0001F6AB\u274C\u26D4\U0001F44E\u2717\u2718\U0001F5D1\U0001F4A9]+\uFE0F?(?!\s*[A-Z])"
+                     % _CAPITALISED_RUN)
 # A review's lowest score after a name: "- Toastmasters: one star, would not repeat.", "Hostinger: 0 stars".
 _ONE_STAR = re.compile(r"(%s)\s*:\s*((?:one|zero|1|0|no|half a)\s+stars?\b)" % _CAPITALISED_RUN)
+
+
+# A verdict typed right after a name, in a list of things tried ("Levain Lab (stale, smelled off)", "Labelnest 2/10",
+# "Dolphins SC = nope", "Trailio - meh, no") and a comparison's rejected thing ("better than the Voltkin starter set
+# which was rubbish"); the verdict words are ``verdict_words`` (looked up on a match only).
+_LOW_SCORE = re.compile(r"(%s)\s*:?\s*([0-3](?:\.\d)?)\s*/\s*10\b" % _CAPITALISED_RUN)
+_BARE_VERDICT = re.compile(r"(%s)\s*(?:=|-|\u2013|\u2014)\s*(hard pass|nope|nah|no thanks|no way|meh,?\s*no|pass)\b"
+                           % _CAPITALISED_RUN)
+_THAN_VERDICT = re.compile(r"\b(than\s+(?:the\s+|my\s+|our\s+)?)(%s)([^,.;!?]{0,40}?,?\s*which\s+(?:was|were|is|are)"
+                           r"\s+)((?:[\w']+\s+){0,2}[\w']+)" % _CAPITALISED_RUN)
+_PAREN_VERDICT = re.compile(r"(%s)(?:\s+\d+(?:\.\d)?)?\s*\(([^()]{1,80})\)" % _CAPITALISED_RUN)  # "Dozewell 4 (sagged ...)"
+_PLEASE_NOT = re.compile(r"(%s)\s+(?:please\s+not|not\s+please)\b" % _CAPITALISED_RUN)  # "Hostel Wawelka please not"
+# A name fronted before the asker's negated wish, as second-language English writes it ("The application Falabem I do
+# not wish", "Scooter of Voltaro I not trust", "Keebo company I am not wanting anymore")
+_FRONTED_REFUSAL = re.compile(r"([A-Z][\w'&+-]*(?:\s+(?!I\b)[A-Z][\w'&+-]*){0,3})(?:\s+company|\s+brand)?\s+(?:I|we)\s+"
+                              r"(?:do\s+not|don't|not|am\s+not|are\s+not)\s+(?:wish|want|wanting|trust|like|need)\b")
+
+
+def _verdict(text: str) -> bool:
+    """Whether ``text`` holds a negative verdict word of ``verdict_words`` not right after a negation ("not bad")."""
+    words = re.findall(r"[\w']+", text.lower())
+    bad = set(_guard_data().get("verdict_words", ()))
+    return any(w in bad and not (k and words[k - 1] in ("not", "never", "isn't", "wasn't")) for k, w in enumerate(words))
+
+
+def _paren_verdict(m: re.Match) -> str:
+    return f" , excluding {m[1]} , ({m[2]})" if _verdict(m[2]) else m[0]
+
+
+def _than_verdict(m: re.Match) -> str:
+    return f"{m[1]} , excluding {m[2]} , {m[3]}{m[4]}" if _verdict(m[4]) else m[0]
 
 
 def _one_star(m: re.Match) -> str:
