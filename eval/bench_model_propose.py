@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--claims-only", action="store_true", help="Skip the one-name wording (the slow, generating one).")
     p.add_argument("--longq", nargs="*", default=[], metavar="DIR",
                    help="Long-question sets (eval/longqN) for the retrieval section; none by default.")
+    p.add_argument("--check", action="store_true",
+                   help="Also report proposals checked by the exclusion check's claim (ExclusionVerifier: a proposal "
+                   "judged part of the asker's situation is dropped), as --rewrite-verify model does to them.")
     args = p.parse_args(argv)
 
     from logical_pyserini.models import ModelError, fence, get_model
@@ -161,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         row = json.loads(line)
         first[(row["set"], row["qid"])] = row
     union = {"first": 0, "union": 0, "added right": 0, "added wrong": 0, "controls": 0, "requests": 0}
+    checked = {"added right": 0, "added wrong": 0, "controls": 0}  # with --check: what survives the check
+    verifier = None
+    if args.check:
+        from logical_pyserini.rewrite import ExclusionVerifier
+
+        verifier = ExclusionVerifier(model)
     for k, item in enumerate(items):
         if (item["set"], item["id"]) not in first:
             continue
@@ -168,8 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         union["requests"] += 1
         js = [j for j in range(len(pairs)) if owner[j] == k]
         proposed = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
+        survives = proposed is not None and (verifier is None or float(verifier.situation_probability(
+            item["question"], [proposed])[0]) <= verifier.max_situation)
         if item["kind"] == "none":
             union["controls"] += proposed is not None and not kept
+            checked["controls"] += survives and not kept
             continue
         found = any(_same(x, g) for x in kept for g in item["excluded"])
         right = proposed is not None and any(_same(proposed, g) for g in item["excluded"])
@@ -177,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         union["union"] += found or right
         union["added right"] += right and not found
         union["added wrong"] += proposed is not None and not right
+        checked["added right"] += survives and right and not found
+        checked["added wrong"] += survives and not right
 
     rules = RuleRewriter()
     guard = {"right": 0, "wrong": 0, "controls": 0}
@@ -220,11 +234,15 @@ def main(argv: list[str] | None = None) -> int:
               f"proposals naming no labelled item); controls that had no NOT and were given one: "
               f"**{union['controls']}**. The rule's numbers (`propose_min`, `propose_margin` in the prompt) were "
               f"chosen on phrasings_aj and phrasings_ak; on any other file this section is held out.", ""]
+    if verifier is not None:
+        lines += [f"With the exclusion check's claim on each proposal (`--check`; dropped when P(situation) > "
+                  f"{verifier.max_situation:.2f}): {checked['added right']} added right, {checked['added wrong']} "
+                  f"naming no labelled item, controls given one: {checked['controls']}.", ""]
     lines += ["", "## The guard's cues on the same requests (today's lists, tuned on these files)", "",
               f"A labelled item found in {guard['right']} of {n_ex} exclusion requests, a NOT no label matches in "
               f"{guard['wrong']}, controls given a NOT: {guard['controls']} of {n_ctrl}.", ""]
     if args.longq:
-        lines += _retrieval(args.longq, model, first, args.quick)
+        lines += _retrieval(args.longq, model, first, args.quick, args.check)
     stems = sorted(Path(f).stem.replace("phrasings_", "") for f in args.phrasings)
     name = "model_propose.md" if stems == ["aj", "ak"] else f"model_propose_{'_'.join(stems)}.md"
     if args.longq:
@@ -252,16 +270,36 @@ def _with_proposal(query: str, question: str, names, weight: float) -> str:
     return str(And((Term(normalize_text(text)), *nots)))
 
 
-def _retrieval(dirs: list[str], model, first: dict, quick: bool) -> list[str]:
+class _Checked:
+    """A proposer whose proposals the exclusion check's claim may drop (P(situation) above its threshold)."""
+
+    def __init__(self, proposer, verifier):
+        self.proposer, self.verifier, self.dropped = proposer, verifier, 0
+
+    def __call__(self, question: str, kept=()) -> tuple[str, ...]:
+        names = self.proposer(question, kept)
+        if not names:
+            return names
+        p = self.verifier.situation_probability(question, names)
+        out = tuple(x for x, v in zip(names, p) if v <= self.verifier.max_situation)
+        self.dropped += len(names) - len(out)
+        return out
+
+
+def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = False) -> list[str]:
     """Section 4: nDCG@10 of plain BM25, first runs and today's guard, each without and with the proposer."""
     import tempfile
 
     from logical_pyserini.demo import ensure_index
-    from logical_pyserini.rewrite import GUARD_NOT_WEIGHT, ExclusionProposer, RuleRewriter, guard_rewrite
+    from logical_pyserini.rewrite import GUARD_NOT_WEIGHT, ExclusionProposer, ExclusionVerifier, RuleRewriter, guard_rewrite
 
     proposer = ExclusionProposer(model)
+    checked = _Checked(proposer, ExclusionVerifier(model)) if check else None
     rules = RuleRewriter()
     runs = ["bm25", "first", "first + proposal", "now", "now + proposal", "Boolean peer, now + proposal"]
+    if check:
+        runs[3:3] = ["first + checked proposal"]
+        runs.insert(6, "now + checked proposal")
     lines = ["", "## 4. Retrieval on long-question sets (nDCG@10; questions below plain BM25 in brackets)", "",
              f"Proposal rule: P(True) > {proposer.min_p:.2f}, lead ≥ {proposer.margin:.2f}. First runs are replayed from "
              "`eval/verify/first_runs.jsonl` (NOTs of a question kept whole at today's strength, "
@@ -286,8 +324,13 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool) -> list[str]:
                     counts[0] += bool(names)
                     queries["first"][qid] = _with_proposal(stored["query"], text, (), GUARD_NOT_WEIGHT)
                     queries["first + proposal"][qid] = _with_proposal(stored["query"], text, names, GUARD_NOT_WEIGHT)
+                    if checked is not None:
+                        queries["first + checked proposal"][qid] = _with_proposal(
+                            stored["query"], text, checked(text, stored["kept"]), GUARD_NOT_WEIGHT)
                 rewrite = rules.rewrite(text)
                 queries["now"][qid] = guard_rewrite(rewrite).query
+                if checked is not None:
+                    queries["now + checked proposal"][qid] = guard_rewrite(rewrite, proposer=checked).query
                 with_model = guard_rewrite(rewrite, proposer=proposer).query
                 counts[1] += with_model != queries["now"][qid]
                 queries["now + proposal"][qid] = queries["Boolean peer, now + proposal"][qid] = with_model
@@ -315,7 +358,9 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool) -> list[str]:
             log(f"[propose] {d.name}: " + ", ".join(f"{n} {c}" for n, c in zip(runs, cells)))
     lines.append("| **mean** (below summed) | " + " | ".join(
         f"**{np.mean([m for m, _ in t]):.3f} ({sum(b for _, b in t)})**" if t else "" for t in totals.values()) + " | |")
-    return lines + ["", f"Proposer: {proposer.stats}.", ""]
+    dropped = f" The check dropped {checked.dropped} proposals (first runs and today's guard together)." if checked \
+        else ""
+    return lines + ["", f"Proposer: {proposer.stats}.{dropped}", ""]
 
 
 if __name__ == "__main__":

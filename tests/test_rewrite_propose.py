@@ -91,6 +91,21 @@ def test_what_the_guard_kept_is_not_proposed_again(tiny_lm):
     assert d == alone and proposer.stats == {"asked": 1, "proposed": 0, "failures": 0}
 
 
+def test_the_exclusion_check_also_judges_a_proposal(tiny_lm):
+    from logical_pyserini.rewrite import ExclusionVerifier
+
+    rewrite = RuleRewriter().rewrite(MISSED)
+    proposer = ExclusionProposer(tiny_lm, min_p=0.0, margin=0.0)
+    vetoed = guard_decision(rewrite, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=0.0))
+    assert vetoed.mode == "plain" and vetoed.proposed == () and len(vetoed.vetoed) == 1 and vetoed.tree == Term(MISSED)
+    kept = guard_decision(rewrite, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=1.0))
+    assert kept.proposed == vetoed.vetoed and kept.vetoed == () and kept.mode == "question"
+    # a short question's parse stays when the only thing vetoed is the proposal
+    short = RuleRewriter().rewrite(SHORT)
+    d = guard_decision(short, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=0.0))
+    assert d.mode == "structure" and d.proposed == () and len(d.vetoed) == 1
+
+
 class _Broken(LanguageModel):
     id = "broken"
 

@@ -38,8 +38,8 @@ class GuardDecision:
     mode: str  # "structure" (reliable parse kept), "question" (whole question as positive leaf) or "plain"
     kept: tuple[str, ...]  # the exclusions kept (their words)
     dropped: tuple[str, ...]  # the rewrite's negated leaves the question does not confirm
-    vetoed: tuple[str, ...] = ()  # confirmed exclusions that ``verify`` judged part of the asker's situation
-    proposed: tuple[str, ...] = ()  # exclusions ``proposer`` added (also in ``kept``)
+    vetoed: tuple[str, ...] = ()  # exclusions (confirmed or proposed) ``verify`` judged part of the asker's situation
+    proposed: tuple[str, ...] = ()  # exclusions ``proposer`` added that ``verify`` kept (also in ``kept``)
 
 
 def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | None = None,
@@ -57,7 +57,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     gets the question and the exclusions kept so far and returns names the
     question writes that it should also exclude: each is added as a NOT of the
     question kept whole (soft, ``not_weight``), its mentions taken out of the
-    positive text.
+    positive text; ``verify``, when given, checks the proposals too.
 
     With ``phrases``, an exclusion added to a question kept whole that lost words the question also uses
     elsewhere ("please don't suggest a care home" in a question about help at home: ``NOT "care"``) is the
@@ -143,6 +143,18 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         spelled.append(" ".join(dict.fromkeys(tokens[j] for j in js)))
         span = whole_at.get(tuple(core))
         wholes.append(" ".join(tokens[span[0]:span[1]]) if span else None)
+    # The model's proposals join the kept exclusions first, so that ``verify`` checks them too.
+    proposed: list[str] = []
+    named_at: dict[str, set[int]] = {}  # where each proposed name stands: out of the positive text
+    if proposer is not None:
+        for name in proposer(rewrite.question, tuple(spelled)):
+            at = _mentions(lower, _words(name))
+            if at and not any(set(_words(name)) <= set(k) for k in kept):
+                kept.append(_words(name))
+                spelled.append(" ".join(dict.fromkeys(tokens[j] for j in sorted(at))))
+                wholes.append(None)
+                proposed.append(spelled[-1])
+                named_at[spelled[-1]] = at
     vetoed: list[str] = []
     if verify is not None and spelled:
         flags = list(verify(rewrite.question, tuple(spelled)))
@@ -152,19 +164,9 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         kept = [core for core, keep in zip(kept, flags) if keep]
         spelled = [text for text, keep in zip(spelled, flags) if keep]
         wholes = [text for text, keep in zip(wholes, flags) if keep]
-    proposed: list[str] = []
-    named_at: set[int] = set()  # where the proposed names stand: out of the positive text
-    if proposer is not None:
-        for name in proposer(rewrite.question, tuple(spelled)):
-            at = _mentions(lower, _words(name))
-            if at and not any(set(_words(name)) <= set(k) for k in kept):
-                kept.append(_words(name))
-                spelled.append(" ".join(dict.fromkeys(tokens[j] for j in sorted(at))))
-                wholes.append(None)
-                proposed.append(spelled[-1])
-                named_at |= at
+    proposed = [x for x in proposed if x not in vetoed]
     excluded = {j for j in in_scope if any(lower[j] in core for core in kept)}
-    said = {j for core in kept for j in said_at.get(tuple(core), ())} | named_at
+    said = {j for core in kept for j in said_at.get(tuple(core), ())} | {j for x in proposed for j in named_at[x]}
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
@@ -173,7 +175,9 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
 
     # A vetoed exclusion's words belong to the need, but the parse read them as excluded: its structure lacks them.
     # A proposed name is in the parse's positive part (no cue took it out): the question is kept whole instead.
-    structure = None if vetoed or proposed else _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
+    # (a vetoed proposal took nothing from the parse)
+    structure = None if set(vetoed) - set(named_at) or proposed \
+        else _reliable_positive(rewrite.tree, lower, in_scope, cue_tokens, cues)
     if structure is not None:
         positive, mode = structure, "structure"
     elif kept:
