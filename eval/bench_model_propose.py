@@ -226,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         lines += md_table(["answer", "count"], [(f"the labelled name (of {n_ex})", named["right"]),
                                                 ("another name", named["wrong"]), ("NONE", named["none"]),
                                                 (f"a name for a control (of {n_ctrl})", named["controls"])])
-    lines += ["", f"## 3. The claim rule added to the guard's first runs (P(True) > {th:.2f}, lead ≥ {margin:.2f})", "",
+    lines += ["", f"## 3. The claim rule added to the guard's first runs (P(True) > {th:.2f}, lead ≥ {margin:.2f})",
+              "",
               f"The first run of a file is the guard committed before the file was written "
               f"(`eval/verify/first_runs.jsonl`), so the cues had not seen these requests. Of the exclusion requests "
               f"with a first run, the first run found a labelled item in **{union['first']}**; with the model's "
@@ -291,7 +292,8 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = F
     import tempfile
 
     from logical_pyserini.demo import ensure_index
-    from logical_pyserini.rewrite import GUARD_NOT_WEIGHT, ExclusionProposer, ExclusionVerifier, RuleRewriter, guard_rewrite
+    from logical_pyserini.rewrite import (GUARD_NOT_WEIGHT, ExclusionProposer, ExclusionVerifier, RuleRewriter,
+                                         guard_rewrite)
 
     proposer = ExclusionProposer(model)
     checked = _Checked(proposer, ExclusionVerifier(model)) if check else None
@@ -301,7 +303,8 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = F
         runs[3:3] = ["first + checked proposal"]
         runs.insert(6, "now + checked proposal")
     lines = ["", "## 4. Retrieval on long-question sets (nDCG@10; questions below plain BM25 in brackets)", "",
-             f"Proposal rule: P(True) > {proposer.min_p:.2f}, lead ≥ {proposer.margin:.2f}. First runs are replayed from "
+             f"Proposal rule: P(True) > {proposer.min_p:.2f}, lead ≥ {proposer.margin:.2f}. First runs are replayed "
+             "from "
              "`eval/verify/first_runs.jsonl` (NOTs of a question kept whole at today's strength, "
              f"`NOT^{GUARD_NOT_WEIGHT:g}`); the proposal is added as the guard adds it. `now + proposal` is "
              "`guard_rewrite(..., proposer=ExclusionProposer(model))`, what `--rewrite-propose model` runs.", "",
@@ -357,7 +360,8 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = F
             lines.append(f"| {d.name} | " + " | ".join(cells) + f" | {counts[0]} / {counts[1]} |")
             log(f"[propose] {d.name}: " + ", ".join(f"{n} {c}" for n, c in zip(runs, cells)))
     lines.append("| **mean** (below summed) | " + " | ".join(
-        f"**{np.mean([m for m, _ in t]):.3f} ({sum(b for _, b in t)})**" if t else "" for t in totals.values()) + " | |")
+        f"**{np.mean([m for m, _ in t]):.3f} ({sum(b for _, b in t)})**" if t else ""
+        for t in totals.values()) + " | |")
     dropped = f" The check dropped {checked.dropped} proposals (first runs and today's guard together)." if checked \
         else ""
     return lines + ["", f"Proposer: {proposer.stats}.{dropped}", ""]

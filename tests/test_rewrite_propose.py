@@ -96,13 +96,14 @@ def test_the_exclusion_check_also_judges_a_proposal(tiny_lm):
 
     rewrite = RuleRewriter().rewrite(MISSED)
     proposer = ExclusionProposer(tiny_lm, min_p=0.0, margin=0.0)
-    vetoed = guard_decision(rewrite, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=0.0))
+    veto_all, keep_all = ExclusionVerifier(tiny_lm, max_situation=0.0), ExclusionVerifier(tiny_lm, max_situation=1.0)
+    vetoed = guard_decision(rewrite, propose=True, proposer=proposer, verify=veto_all)
     assert vetoed.mode == "plain" and vetoed.proposed == () and len(vetoed.vetoed) == 1 and vetoed.tree == Term(MISSED)
-    kept = guard_decision(rewrite, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=1.0))
+    kept = guard_decision(rewrite, propose=True, proposer=proposer, verify=keep_all)
     assert kept.proposed == vetoed.vetoed and kept.vetoed == () and kept.mode == "question"
     # a short question's parse stays when the only thing vetoed is the proposal
     short = RuleRewriter().rewrite(SHORT)
-    d = guard_decision(short, propose=True, proposer=proposer, verify=ExclusionVerifier(tiny_lm, max_situation=0.0))
+    d = guard_decision(short, propose=True, proposer=proposer, verify=veto_all)
     assert d.mode == "structure" and d.proposed == () and len(d.vetoed) == 1
 
 

@@ -107,8 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "rewrite as is.")
     rw.add_argument("--rewrite-verify", default="off", choices=("off", "model"),
                     help="model: the language model (--model; reused from an llm rewriter) checks each exclusion the "
-                    "guard kept and vetoes one that only describes the asker's situation ('my kitten won't eat wet "
-                    "food' -> NOT \"wet food\"): one True/False pass per kept NOT, the question a shared prefix.  "
+                    "guard kept (and --rewrite-propose's proposals) and vetoes one that only describes the asker's "
+                    "situation ('my kitten won't eat wet food' -> NOT \"wet food\"): one True/False pass per kept NOT, "
+                    "the question a shared prefix.  "
                     "A veto only moves a rewrite toward plain search.  Measured trade-off in README, 'Exclusions "
                     "checked by the model'.")
     rw.add_argument("--rewrite-verify-max", type=float, default=None, metavar="P",

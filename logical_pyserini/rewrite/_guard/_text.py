@@ -489,7 +489,8 @@ _BARE_VERDICT = re.compile(r"(%s)\s*(?:=|-|\u2013|\u2014)\s*(hard pass|nope|nah|
                            % _CAPITALISED_RUN)
 _THAN_VERDICT = re.compile(r"\b(than\s+(?:the\s+|my\s+|our\s+)?)(%s)([^,.;!?]{0,40}?,?\s*which\s+(?:was|were|is|are)"
                            r"\s+)((?:[\w']+\s+){0,2}[\w']+)" % _CAPITALISED_RUN)
-_PAREN_VERDICT = re.compile(r"(%s)(?:\s+\d+(?:\.\d)?)?\s*\(([^()]{1,80})\)" % _CAPITALISED_RUN)  # "Dozewell 4 (sagged ...)"
+# "Dozewell 4 (sagged within months)": a score may stand between the name and its verdict
+_PAREN_VERDICT = re.compile(r"(%s)(?:\s+\d+(?:\.\d)?)?\s*\(([^()]{1,80})\)" % _CAPITALISED_RUN)
 _PLEASE_NOT = re.compile(r"(%s)\s+(?:please\s+not|not\s+please)\b" % _CAPITALISED_RUN)  # "Hostel Wawelka please not"
 # A name fronted before the asker's negated wish, as second-language English writes it ("The application Falabem I do
 # not wish", "Scooter of Voltaro I not trust", "Keebo company I am not wanting anymore")
@@ -501,7 +502,8 @@ def _verdict(text: str) -> bool:
     """Whether ``text`` holds a negative verdict word of ``verdict_words`` not right after a negation ("not bad")."""
     words = re.findall(r"[\w']+", text.lower())
     bad = set(_guard_data().get("verdict_words", ()))
-    return any(w in bad and not (k and words[k - 1] in ("not", "never", "isn't", "wasn't")) for k, w in enumerate(words))
+    return any(w in bad and not (k and words[k - 1] in ("not", "never", "isn't", "wasn't"))
+               for k, w in enumerate(words))
 
 
 def _paren_verdict(m: re.Match) -> str:
