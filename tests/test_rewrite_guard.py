@@ -2408,6 +2408,18 @@ def test_guard_93(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-94: a class's named examples are what is excluded, one item each
+    ("Hotels in Lisbon. Skip the big resort groups like Meridia Stays, we want a small guesthouse.",
+     ("Meridia Stays",)),
+    ("burger places in leeds, no chains like Five Guys or Byron", ("Five Guys", "Byron")),
+    ("Happy to use big-box garden centres like Greenhaven for this. Which shrubs give privacy?", ()),
+    ("no horror films like the ones my brother likes", ("horror films brother likes",)),  # no name: as before
+])
+def test_guard_94(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

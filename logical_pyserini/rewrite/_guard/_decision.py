@@ -107,8 +107,9 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         for cs, ce, start, end in scopes:
             # "so definitely not the Tour du Mont Blanc again": a repeat refused, not a contrast with the request
             weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1]
-            for item in _items(lower, start, end, cues):
-                item = _gerund_object(item, cues)
+            items = (x for it in _items(lower, start, end, cues)
+                     for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
+            for item in items:
                 whole = [w for w in item if w[:1].isalnum()]
                 if _written_name(tokens, lower, list(range(start, end)), whole, outside_words, cues):
                     named = unshared = whole  # "One Piece": a name stays whole
@@ -251,6 +252,28 @@ def _gerund_object(item: list[str], cues: _Cues) -> list[str]:
     if len(item) >= 3 and _gerund(item[0], cues) and item[1] in ("to", "with", "for", "from", "into"):
         return item[2:]
     return item
+
+
+def _named_examples(item: list[str], tokens: list[str], lower: list[str], start: int, end: int) -> list[list[str]]:
+    """A class with named examples names them, each one item: "skip the big resort groups like Meridia Stays" excludes
+    Meridia Stays, "no chains like Five Guys or Byron" Five Guys and Byron (the class alone is too many words for a
+    NOT, and the names are what the asker has seen).  Only capitalised names after "like" / "such as" in the item's
+    scope (``start``-``end``); else the item as it is."""
+    for j in range(start, end - 1):
+        k = j + (2 if lower[j : j + 2] == ["such", "as"] else 1 if lower[j] == "like" else 0)
+        if k == j or k >= end or not tokens[k][:1].isupper() or lower[j] not in item:
+            continue
+        names, current, m = [], [], k
+        while m < end and (tokens[m][:1].isupper() or lower[m] in ("&", "of", "and", "or", ",")
+                           and m + 1 < end and tokens[m + 1][:1].isupper()):
+            if lower[m] in ("and", "or", ","):
+                names.append(current)
+                current = []
+            else:
+                current.append(lower[m])
+            m += 1
+        return [n for n in names + [current] if n]
+    return [item]
 
 
 def _said_around(tokens: list[str], lower: list[str], in_scope: set[int], start: int, end: int,
