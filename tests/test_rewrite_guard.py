@@ -2420,6 +2420,20 @@ def test_guard_94(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-95 (twenty-fifth blind pair, phrasings_aq and longq47): encyclopedic needs
+    ("Explain the Protestant Reformation without going into Martin Luther.", ("Martin Luther",)),
+    ("No. 1 hits of 1985 without going into detail", ()),
+    ("Mahler's symphonies and when they premiered, Symphony No. 5 excluded", ("Symphony 5",)),
+    ("questions around the fact that Mercury and Venus have no moons at all", ()),
+    ("Ethiopia, which was never colonised: articles on the Battle of Adwa", ()),
+    ("recipes that have no dairy for a party", ("dairy party",)),  # a property asked for
+    ("my kids have no interest in Lego, other toys?", ("Lego",)),
+])
+def test_guard_95(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

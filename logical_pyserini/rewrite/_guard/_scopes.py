@@ -235,6 +235,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n = 0  # "houseplants that don't need direct sunlight" asks for that property
         if n and _amount_qualifier(tokens, i, cues):
             n = 0  # "budget around 3000 EUR excluding flights": what an amount counts, not what to leave out
+        if n and kind in ("weak", "strong") and _states_of_subject(tokens, sentence_start, i, cues):
+            n = 0  # "Mercury and Venus have no moons", "Ethiopia, which was never colonised": a fact about the subject
         if n and _act_asked(tokens, written, sentence_start, i, n, cues):
             n = 0  # "when to exclude outliers", "with and without the excluded cases": the act is the topic
         if not n:
@@ -1368,3 +1370,23 @@ def _act_asked(tokens: list[str], written: list[str], sentence_start: int, i: in
     start = _clause_start(tokens, sentence_start, i, cues)
     return any(t in cues.ability_negations or t == "never" or t.endswith("n't") for t in tokens[start:i]) \
         and not any(t in ("and", "or", "nor") for t in tokens[start:i])
+
+
+_COMPLEMENT_HEADS = frozenset(("fact", "idea", "heard", "know", "knew", "think", "sure", "reason", "believe", "said",
+                               "says", "read", "learned", "learnt"))
+
+
+def _states_of_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
+    """True when the negation at ``i`` states a fact about a third-person subject: "no" after a possession verb
+    ("Mercury and Venus have no moons"; not in a relative clause, a property asked for: "recipes that have no dairy";
+    not the asker's own: "I have no interest in ...") or "never" after a form of "be" ("Ethiopia, which was never
+    colonised")."""
+    if i == sentence_start:
+        return False
+    start = _clause_start(tokens, sentence_start, i, cues)
+    # a relative clause asks for a property; "the fact that ...", "I heard that ..." state one
+    relative = any(tokens[j] in cues.relative and not (j > 0 and tokens[j - 1] in _COMPLEMENT_HEADS)
+                   for j in range(start, i))
+    if tokens[i] == "no" and tokens[i - 1] in cues.possession:
+        return not (relative or set(tokens[max(start, i - 4) : i - 1]) & cues.personal)  # the verb's subject
+    return tokens[i] == "never" and tokens[i - 1] in ("is", "are", "was", "were", "been")

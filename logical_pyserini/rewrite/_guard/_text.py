@@ -313,6 +313,7 @@ def _plain(text: str) -> str:
     text = _STRUCK.sub(r" , excluding \1 , ", text)  # "~~Buddipole~~ (way over budget)": a name struck through
     text = _MARKED.sub(r"excluding \1 , ", text)  # "Stihl 🚫 he refuses ...": a cross mark typed after a name
     text = pattern.sub(lambda m: spelled[m[0].lower()], text)
+    text = _NUMBER_SIGN.sub("#", text)  # "Symphony No. 5": a number's sign, no negation and no sentence end
     text = _headers(bullets=True).sub(_header_bullets, text)  # "Already tried:\n- a booklet\n- Servox (...)"
     text = _headers().sub(_header_list, text)  # "Deal-breakers: Ryanair, overnight layovers", "Not considering: X"
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
@@ -489,6 +490,7 @@ _BARE_VERDICT = re.compile(r"(%s)\s*(?:=|-|\u2013|\u2014)\s*(hard pass|nope|nah|
                            % _CAPITALISED_RUN)
 _THAN_VERDICT = re.compile(r"\b(than\s+(?:the\s+|my\s+|our\s+)?)(%s)([^,.;!?]{0,40}?,?\s*which\s+(?:was|were|is|are)"
                            r"\s+)((?:[\w']+\s+){0,2}[\w']+)" % _CAPITALISED_RUN)
+_NUMBER_SIGN = re.compile(r"\b[Nn]o\.\s*(?=\d)")
 # "Dozewell 4 (sagged within months)": a score may stand between the name and its verdict
 _PAREN_VERDICT = re.compile(r"(%s)(?:\s+\d+(?:\.\d)?)?\s*\(([^()]{1,80})\)" % _CAPITALISED_RUN)
 _PLEASE_NOT = re.compile(r"(%s)\s+(?:please\s+not|not\s+please)\b" % _CAPITALISED_RUN)  # "Hostel Wawelka please not"
