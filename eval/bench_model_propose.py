@@ -98,9 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"bench_model_propose: {exc}") from None
 
     pairs, labels, owner = [], [], []
+    read = []  # True for the candidates name_candidates reads, False for labelled names it missed (section 1 only)
     for k, item in enumerate(items):
         cands = name_candidates(item["question"])
-        cands += [g for g in item["excluded"] if not any(_same(g, c) for c in cands)]
+        read += [True] * len(cands)
+        missed = [g for g in item["excluded"] if not any(_same(g, c) for c in cands)]
+        read += [False] * len(missed)
+        cands += missed
         prefix = fill(prompt["claim_context"], request=fence(item["question"], "request"))
         for c in cands:
             pairs.append((prefix, fill(prompt["claim"], x=c.replace('"', "'"))))
@@ -119,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         for margin in (0.0, 0.02):
             right = wrong = ctrl = 0
             for k, item in enumerate(items):
-                js = [j for j in range(len(pairs)) if owner[j] == k]
+                js = [j for j in range(len(pairs)) if owner[j] == k and read[j]]
                 name = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
                 if name is None:
                     continue
@@ -175,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         kept = first[(item["set"], item["id"])]["kept"]
         union["requests"] += 1
-        js = [j for j in range(len(pairs)) if owner[j] == k]
+        js = [j for j in range(len(pairs)) if owner[j] == k and read[j]]  # what the product would see
         proposed = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
         survives = proposed is not None and (verifier is None or float(verifier.situation_probability(
             item["question"], [proposed])[0]) <= verifier.max_situation)
@@ -210,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
                    f"Model `{model.id}`, prompt `{prompt['version']}`; {files}: {n_ex} exclusion requests, "
                    f"{n_ctrl} controls. The claim rule is what `--rewrite-propose model` runs (off by default).")
     lines += ["## 1. A true/false claim per candidate name", "",
-              f"{len(pairs)} candidates ({int(y.sum())} labelled excluded), {claim_s:.0f} s "
+              f"{len(pairs)} candidates ({int(y.sum())} labelled excluded; {read.count(False)} of them labelled "
+              f"names `name_candidates` does not read, judged for the ROC AUC only), {claim_s:.0f} s "
               f"({len(pairs) / max(claim_s, 1e-9):.2f} candidates/s, cache hits included). ROC AUC of P(True) "
               f"over all candidates **{auc(y, prob):.3f}**; over the candidates of controls alone no candidate is "
               f"right, and their mean P(True) is {prob[control].mean():.3f} against {prob[~control].mean():.3f} "
@@ -229,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", f"## 3. The claim rule added to the guard's first runs (P(True) > {th:.2f}, lead ≥ {margin:.2f})",
               "",
               f"The first run of a file is the guard committed before the file was written "
-              f"(`eval/verify/first_runs.jsonl`), so the cues had not seen these requests. Of the exclusion requests "
+              f"(`eval/verify/first_runs.jsonl`), so the cues had not seen these requests; only the candidates "
+              f"`name_candidates` reads count here, as in the product. Of the exclusion requests "
               f"with a first run, the first run found a labelled item in **{union['first']}**; with the model's "
               f"proposal added, **{union['union']}** ({union['added right']} added right, {union['added wrong']} "
               f"proposals naming no labelled item); controls that had no NOT and were given one: "
