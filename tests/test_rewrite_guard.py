@@ -2434,6 +2434,16 @@ def test_guard_95(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-96: names crossed off a list
+    ("UPDATE: we're crossing off Harborview Kennels and Pawsome Stay. Need somewhere near Brighton for a greyhound.",
+     ("Harborview Kennels", "Pawsome Stay")),
+    ("crossing off the days on the calendar, advent ideas for kids", ()),
+])
+def test_guard_96(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

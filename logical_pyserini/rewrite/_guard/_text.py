@@ -322,6 +322,7 @@ def _plain(text: str) -> str:
     # "mum refuses to go to Riverside Medical again" ("set foot" is no thing left out: "go")
     text = _SET_FOOT.sub(lambda m: re.sub(r"(?:set|step) foot", "go", m[1]) + f" , excluding {m[2]} , ", text)
     text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
+    text = _CROSSED_OFF.sub(r"\1 , excluding \2 , ", text)  # "we're crossing off Harborview Kennels and Pawsome Stay"
     text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
@@ -417,6 +418,7 @@ _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|
 # capitalised names only (not "refuses to go to school", "after the kitchen disaster").
 _SET_FOOT = re.compile(r"\b((?:refuses?|refused|won't|wont|will not|never)\s+(?:to\s+)?(?:go|going|set foot|step "
                        r"foot|go back)\s+(?:to|in|into|inside|back to|near)\s+(?:the\s+)?)(%s)" % _NAME)
+_CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
 
