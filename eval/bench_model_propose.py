@@ -181,8 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         union["requests"] += 1
         js = [j for j in range(len(pairs)) if owner[j] == k and read[j]]  # what the product would see
         proposed = top_candidate([labels[j][0] for j in js], prob[js], th, margin)
-        survives = proposed is not None and (verifier is None or float(verifier.situation_probability(
-            item["question"], [proposed])[0]) <= verifier.max_situation)
+        survives = proposed is not None and (verifier is None or verifier(item["question"], [proposed])[0])
         if item["kind"] == "none":
             union["controls"] += proposed is not None and not kept
             checked["controls"] += survives and not kept
@@ -285,10 +284,7 @@ class _Checked:
 
     def __call__(self, question: str, kept=()) -> tuple[str, ...]:
         names = self.proposer(question, kept)
-        if not names:
-            return names
-        p = self.verifier.situation_probability(question, names)
-        out = tuple(x for x, v in zip(names, p) if v <= self.verifier.max_situation)
+        out = tuple(x for x, keep in zip(names, self.verifier(question, names)) if keep)
         self.dropped += len(names) - len(out)
         return out
 
@@ -297,6 +293,7 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = F
     """Section 4: nDCG@10 of plain BM25, first runs and today's guard, each without and with the proposer."""
     import tempfile
 
+    from bench_soft_not import _compare
     from logical_pyserini.demo import ensure_index
     from logical_pyserini.rewrite import (GUARD_NOT_WEIGHT, ExclusionProposer, ExclusionVerifier, RuleRewriter,
                                          guard_rewrite)
@@ -358,11 +355,9 @@ def _retrieval(dirs: list[str], model, first: dict, quick: bool, check: bool = F
                 if name not in paths:
                     cells.append("")
                     continue
-                vals = ndcg_per_query(d / "qrels.txt", paths[name])
-                got = [vals.get(q, 0.0) for q in topics]
-                below = sum(v < bm25[q] - 1e-9 for q, v in zip(topics, got))
-                totals[name].append((float(np.mean(got)), below))
-                cells.append(f"{np.mean(got):.3f} ({below})")
+                mean, below, _ = _compare(bm25, ndcg_per_query(d / "qrels.txt", paths[name]))
+                totals[name].append((mean, below))
+                cells.append(f"{mean:.3f} ({below})")
             lines.append(f"| {d.name} | " + " | ".join(cells) + f" | {counts[0]} / {counts[1]} |")
             log(f"[propose] {d.name}: " + ", ".join(f"{n} {c}" for n, c in zip(runs, cells)))
     lines.append("| **mean** (below summed) | " + " | ".join(

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -212,6 +213,20 @@ def test_search_help_names_real_defaults_only():
     assert "(default: 100)" in text or "(default: 1000)" in text  # real defaults are still shown
 
 
+def _search_with_stub(reply, flags: list[str], output) -> dict[str, str]:
+    """Run search (``flags``) against a loopback OpenAI-compatible server answering with ``reply``; check it exits 0
+    and return the rewrites it wrote next to ``output`` (qid -> query)."""
+    from stub_server import serve
+
+    server, url = serve(reply)
+    try:
+        assert search_main([*flags, "--output", str(output), "--base-url", url]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    return dict(line.split("\t")[:2] for line in Path(f"{output}.rewrites.tsv").read_text().splitlines())
+
+
 def _claims_reply(claims: list, true_when: str):
     """An OpenAI-compatible completions reply that records each prompt's claim line in ``claims`` and answers True
     (logprobs) for the claims that hold ``true_when``, False for the others."""
@@ -230,36 +245,21 @@ def _claims_reply(claims: list, true_when: str):
 def test_rewrite_verify_from_the_cli_vetoes_what_the_model_calls_a_situation(tmp_path, museum_index, capsys):
     """--rewrite-verify model over an OpenAI-compatible server: the exclusion it judges part of the asker's
     situation leaves the rewrite (the question is searched plain), the other stays; a failing server keeps both."""
-    from stub_server import serve
-
     claims = []
-    reply = _claims_reply(claims, '"art"')
 
     topics = tmp_path / "natural.tsv"
     topics.write_text("q1\tmuseums in Paris that are not art museums\nq2\tmuseums in Paris, not the Louvre\n")
     flags = ["--index", str(museum_index), "--topics", str(topics), "--rewrite", "rules", "--rewrite-verify", "model",
              "--model", "openai:stub", "--api-key", "sk-test", "--hits", "3", "--quiet"]
-    server, url = serve(reply)
-    try:
-        assert search_main([*flags, "--output", str(tmp_path / "run.txt"), "--base-url", url]) == 0
-    finally:
-        server.shutdown()
-        server.server_close()
-    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    rewrites = _search_with_stub(_claims_reply(claims, '"art"'), flags, tmp_path / "run.txt")
     assert rewrites == {"q1": '"museums in Paris that are not art museums"', "q2": '"museums in Paris" AND NOT "Louvre"'}
     assert sorted(claims) == sorted(['Claim: "art" is part of the writer\'s own situation or problem, not something '
                                      'they reject.', 'Claim: "Louvre" is part of the writer\'s own situation or '
                                      'problem, not something they reject.'])
     assert "exclusion check: judged=2, vetoed=1, failures=0" in capsys.readouterr().err
 
-    server, url = serve(lambda path, body, headers: (500, {"error": "overloaded"}))
-    try:
-        assert search_main([*flags, "--output", str(tmp_path / "run2.txt"), "--base-url", url,
-                            "--llm-concurrency", "1"]) == 0
-    finally:
-        server.shutdown()
-        server.server_close()
-    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run2.txt.rewrites.tsv").read_text().splitlines())
+    rewrites = _search_with_stub(lambda path, body, headers: (500, {"error": "overloaded"}),
+                                 [*flags, "--llm-concurrency", "1"], tmp_path / "run2.txt")
     assert rewrites["q1"] == '"museums in Paris" AND NOT "art"'  # the guard's decision, kept
     assert "failures=2" in capsys.readouterr().err
 
@@ -267,34 +267,18 @@ def test_rewrite_verify_from_the_cli_vetoes_what_the_model_calls_a_situation(tmp
 def test_rewrite_propose_from_the_cli_adds_the_name_the_model_reads_as_refused(tmp_path, museum_index, capsys):
     """--rewrite-propose model over an OpenAI-compatible server: one claim per capitalised name, the name the model
     reads as refused becomes a soft NOT of the question kept whole; a failing server proposes nothing."""
-    from stub_server import serve
-
     claims = []
-    reply = _claims_reply(claims, '"Louvre"')
-
     question = "museums in Paris for a rainy day, the Louvre queues broke me last time"
     topics = tmp_path / "natural.tsv"
     topics.write_text(f"q1\t{question}\n")
     flags = ["--index", str(museum_index), "--topics", str(topics), "--rewrite", "rules", "--rewrite-propose", "model",
              "--model", "openai:stub", "--api-key", "sk-test", "--hits", "3", "--quiet"]
-    server, url = serve(reply)
-    try:
-        assert search_main([*flags, "--output", str(tmp_path / "run.txt"), "--base-url", url]) == 0
-    finally:
-        server.shutdown()
-        server.server_close()
-    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run.txt.rewrites.tsv").read_text().splitlines())
+    rewrites = _search_with_stub(_claims_reply(claims, '"Louvre"'), flags, tmp_path / "run.txt")
     assert rewrites == {"q1": '"museums in Paris for a rainy day the queues broke me last time" AND NOT^0.3 "Louvre"'}
     assert sorted(c.split('"')[1] for c in claims) == ["Louvre", "Paris"]
     assert "exclusion proposals: asked=1, proposed=1, failures=0" in capsys.readouterr().err
 
-    server, url = serve(lambda path, body, headers: (500, {"error": "overloaded"}))
-    try:
-        assert search_main([*flags, "--output", str(tmp_path / "run2.txt"), "--base-url", url,
-                            "--llm-concurrency", "1"]) == 0
-    finally:
-        server.shutdown()
-        server.server_close()
-    rewrites = dict(line.split("\t")[:2] for line in (tmp_path / "run2.txt.rewrites.tsv").read_text().splitlines())
+    rewrites = _search_with_stub(lambda path, body, headers: (500, {"error": "overloaded"}),
+                                 [*flags, "--llm-concurrency", "1"], tmp_path / "run2.txt")
     assert rewrites["q1"] == f'"{question}"'  # nothing proposed: the question as typed, plain
     assert "asked=0, proposed=0, failures=1" in capsys.readouterr().err

@@ -1372,10 +1372,6 @@ def _act_asked(tokens: list[str], written: list[str], sentence_start: int, i: in
         and not any(t in ("and", "or", "nor") for t in tokens[start:i])
 
 
-_COMPLEMENT_HEADS = frozenset(("fact", "idea", "heard", "know", "knew", "think", "sure", "reason", "believe", "said",
-                               "says", "read", "learned", "learnt"))
-
-
 def _states_of_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
     """True when the negation at ``i`` states a fact about a third-person subject: "no" after a possession verb
     ("Mercury and Venus have no moons"; not in a relative clause, a property asked for: "recipes that have no dairy";
@@ -1385,7 +1381,7 @@ def _states_of_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cu
         return False
     start = _clause_start(tokens, sentence_start, i, cues)
     # a relative clause asks for a property; "the fact that ...", "I heard that ..." state one
-    relative = any(tokens[j] in cues.relative and not (j > 0 and tokens[j - 1] in _COMPLEMENT_HEADS)
+    relative = any(tokens[j] in cues.relative and not (j > 0 and tokens[j - 1] in cues.complement_heads)
                    for j in range(start, i))
     if tokens[i] == "no" and tokens[i - 1] in cues.possession:
         return not (relative or set(tokens[max(start, i - 4) : i - 1]) & cues.personal)  # the verb's subject

@@ -201,6 +201,7 @@ class _Cues:
     act_verbs: frozenset[str] = frozenset()  # "exclude", "filtering": the act of leaving out, when it is the topic
     act_leads: tuple[tuple[str, ...], ...] = ()  # "how to", "alternatives to" (exclude outliers): the act asked about
     operation_words: frozenset[str] = frozenset()  # "SQL query excluding null rows": what an operation leaves out
+    complement_heads: frozenset[str] = frozenset()  # "the fact that ...": "that" opens no relative clause after them
     change_words: frozenset[str] = frozenset()  # "my cat won't use the litter box anymore": a problem that began
     permission_verbs: frozenset[str] = frozenset()  # "our HOA won't allow X anymore": a rule, still an exclusion
     maker_nouns: frozenset[str] = frozenset()  # "won't touch that brand" after "a Nissan Rogue": the make
@@ -770,6 +771,7 @@ def _cues() -> _Cues:
         act_verbs=words("act_verbs"),
         act_leads=seqs("act_leads"),
         operation_words=words("operation_words"),
+        complement_heads=words("complement_heads"),
         name_ends=words("name_ends"),
         function_verbs=words("function_verbs"),
         someone_words=words("someone_words"),
