@@ -203,6 +203,15 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
+            if n and tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
+                n = 0  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
+            if n and tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
+                                             or (i > 0 and tokens[i - 1] == "need")):
+                n = 0  # "whether or not calcium was given", "a document need not be a trial report": no thing refused
+            if n and written[i].isupper() and len(written[i]) > 2 and (
+                    tokens[i] == "nor" or (i + 1 < len(tokens) and written[i + 1].isupper()
+                                           and tokens[i + 1] in cues.code_keywords)):
+                n = 0  # "XOR vs NOR gate", "WHERE NOT EXISTS": a gate's or a query language's word
             m = _match(tokens, i + n, cues.understatements) if n and tokens[i] == "not" else 0
             if m and (i + n + m == len(tokens) or not tokens[i + n + m][0].isalnum()
                       or tokens[i + n + m] in ("lol", "haha", "lmao", "tbh")):
@@ -261,11 +270,24 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                          or _comma_names_back(written, sentence_start, start - 1, i, cues)
                          or _and_in_list_back(tokens, sentence_start, start - 1, i, cues)):
                 start -= 1
+            if start - 2 >= sentence_start and tokens[start - 1] in ("that", "which") \
+                    and tokens[start - 2] in cues.meta_nouns:
+                start -= 2  # "Documents that only discuss rosuvastatin ...": the relative names the documents
             stop = i
             while stop > start and _adverb(tokens[stop - 1], cues) and written[stop - 1].islower():
                 stop -= 1  # "Ibuprofen is obviously off the table", "it clearly didn't work for me" (not "Preply")
             while start < stop and _adverb(tokens[start], cues) and written[start].islower():
                 start += 1
+            verdict = any(tuple(tokens[i + n - len(v) : i + n]) == v for v in cues.relevance_verdicts)
+            if verdict:  # "Material on the Bergen Kontor should be considered non-relevant": a judge's verdict
+                while stop > start and tokens[stop - 1] in cues.verdict_leads:
+                    stop -= 1
+            meta = _meta_subject(tokens, start, stop, cues)
+            if verdict and meta is None and start < stop and tokens[start] in cues.determiners \
+                    and all(w.islower() for w in written[start + 1 : stop]):
+                i += n  # "The publication date is not relevant": a criterion relaxed, no topic left out
+                continue
+            start = meta if meta is not None else start  # "Documents about Silicon Valley Bank ...": the bank
             if start == 0 and i >= 3 and keywords:
                 # a run of keywords has no subject to read: its last word ("mortgage lenders santander is a no-go"),
                 # with the word before when the last one is named earlier too ("crime drama series true crime excluded")
@@ -339,6 +361,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) \
                     and not _whence(tokens, i + n, end) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
+                    # a title that holds a boundary word: "excluding I Have a Dream", "The Girl Who Played with Fire"
+                    or (tokens[end][:1].isalpha() and written[end][:1].isupper()
+                        and (end == i + n or written[end - 1][:1].isupper()) and _title_goes_on(written, end + 1, cues)
+                        and not written[end + 1].isupper())  # (not in a text typed in capitals: "I REFUSE TO")
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
                     or (end == i + n and tokens[end] in cues.demonstratives and end + 2 < len(tokens)
@@ -1156,6 +1182,31 @@ def _names_ending(tokens: list[str], written: list[str], start: int, stop: int, 
     if k - 1 > start and tokens[k - 1] == "and" and written[k - 2][:1].isupper() and after_joint(begin(k - 1)):
         return begin(k - 1)
     return k if after_joint(k) else None
+
+
+def _meta_subject(tokens: list[str], start: int, stop: int, cues: _Cues) -> int | None:
+    """Where the thing starts in a subject that names the documents about it ("Documents about X", "Items that focus
+    on X", "Reports on X", "any studies on X"), or None when the subject is no such phrase."""
+    k = start
+    while k < stop and tokens[k] in cues.determiners:
+        k += 1
+    if k >= stop or tokens[k] not in cues.meta_nouns:
+        return None
+    link = _match(tokens, k + 1, cues.meta_links)
+    return k + 1 + link if link and k + 1 + link < stop else None
+
+
+def _meta_lead(tokens: list[str], start: int, cues: _Cues) -> int:
+    """Where the words naming the documents end before a scope at ``start`` begin ("any documents about" before
+    "Silicon Valley Bank"): they leave the positive text with the exclusion.  ``start`` when there are none."""
+    for link in cues.meta_links:
+        k = start - len(link)
+        if k > 0 and tuple(tokens[k:start]) == link and tokens[k - 1] in cues.meta_nouns:
+            k -= 1
+            while k > 0 and tokens[k - 1] in cues.determiners:
+                k -= 1
+            return k
+    return start
 
 
 def _names_only(written: list[str], start: int, end: int) -> bool:

@@ -1107,7 +1107,10 @@ def _unneeded(tokens: list[str], i: int, n: int, end: int, cues: _Cues) -> bool:
     stop = next((j for j in range(end, len(tokens)) if tokens[j] in _SENTENCE_END), len(tokens))
     # "Don't need the oath ceremony, I've read plenty on that already": what the asker has read is left out
     known = {"already", "read", "know", "covered", "seen"} & set(tokens[end:stop])
-    return not (cues.information_nouns & set(scope) or "about" in scope or cues.anaphors & set(scope) or known)
+    # "I don't need anything on tomatoes": documents on a topic ("anything with a third row" is a requirement)
+    topic = len(scope) > 2 and scope[0] in cues.meta_nouns and scope[1] in ("on", "regarding", "concerning", "covering")
+    return not (cues.information_nouns & set(scope) or "about" in scope or topic or cues.anaphors & set(scope)
+                or known)
 
 
 def _idle_negation(tokens: list[str], i: int, n: int, end: int, sentence_start: int, cues: _Cues) -> bool:

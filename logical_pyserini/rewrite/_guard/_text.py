@@ -171,6 +171,9 @@ class _Cues:
     reports: frozenset[str] = frozenset()  # "I've seen X mentioned", "seen mates get burned": a report, no experience
     meta_nouns: frozenset[str] = frozenset()  # "no answers using pandas": the answer's kind, not the excluded thing
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
+    relevance_verdicts: tuple[tuple[str, ...], ...] = ()  # "non-relevant", "not of interest": an assessor's verdict
+    verdict_leads: frozenset[str] = frozenset()  # "should be considered", "will be judged": before a verdict
+    code_keywords: frozenset[str] = frozenset()  # "WHERE NOT EXISTS", "NOT NULL": a query language's NOT, no cue
     indirect: frozenset[str] = frozenset()  # "don't recommend me X": the asker as indirect object, X the thing
     giving: frozenset[str] = frozenset()  # "recommend", "send": verbs that take the asker and a thing
     experiences: tuple[tuple[str, ...], ...] = ()  # "I had a horrible experience with X": X, when asking for else
@@ -271,14 +274,23 @@ def _spoken_marks() -> tuple[re.Pattern, dict[str, str], frozenset[str]]:
         frozenset(_guard_data()["spoken_punctuation_words"])
 
 
+@lru_cache(maxsize=1)
+def _section_label() -> re.Pattern:
+    """The space before a capitalised field label and its colon inside a line ("Title: X Description: Y Narrative:
+    Z", a test collection's topic written on one line): each field is a sentence of its own."""
+    labels = "|".join(map(re.escape, sorted(_guard_data().get("section_labels", []), key=len, reverse=True)))
+    return re.compile(r"(?<=[\w)\]\"'%%])\s+(?=[A-Z])(?=(?i:%s)\s*:)" % (labels or "(?!)"))
+
+
 def _sentences(text: str) -> str:
-    """``text`` with its whitespace collapsed and each unpunctuated line end read as a sentence end.
+    """``text`` with its whitespace collapsed and each unpunctuated line end or field label read as a sentence end.
 
     Two more shapes end a sentence or an item: a list numbered within one line (two numbers or more, "2. no weird
     aftertaste 3. not Greenform"), and dictated punctuation ("not the Kestrel brand period my teacher says ...
     comma also needs a case"), read only in a text that spells two marks or more, or one that is no common word
     ("comma", "question mark"): a lone "period" is a period of time."""
     text = _LINE_END.sub(" . ", text)
+    text = _section_label().sub(" . ", text)  # "... without fracture benefit Description: Find trials ..."
     if len(_LIST_NUMBER.findall(text)) >= 2:
         text = _LIST_NUMBER.sub(lambda m: " . " if m.start() else " ", text)
     pattern, marks, words = _spoken_marks()
@@ -324,6 +336,7 @@ def _plain(text: str) -> str:
     text = _SET_FOOT.sub(lambda m: re.sub(r"(?:set|step) foot", "go", m[1]) + f" , excluding {m[2]} , ", text)
     text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
     text = _CROSSED_OFF.sub(r"\1 , excluding \2 , ", text)  # "we're crossing off Harborview Kennels and Pawsome Stay"
+    text = _LEFT_OUT.sub(r" , excluding \1 , ", text)  # "an overview with the Gospels left out"
     text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
@@ -357,7 +370,7 @@ def _headers(bullets: bool = False) -> re.Pattern:
     header and its colon are read as "excluding" (the header's own "not" would reach the wrong word).  With
     ``bullets``, the header ends its line and a bulleted list follows."""
     alternatives = "|".join(map(re.escape, sorted(_guard_data().get("header_cues", []), key=len, reverse=True)))
-    head = r"(?<![\w-])(?:%s)\s*:" % (alternatives or "(?!)")
+    head = r"(?<![\w/-])(?:%s)\s*:" % (alternatives or "(?!)")  # not "Inclusion/exclusion criteria:"
     if bullets:  # each item ended as a sentence ("Already tried: - a booklet . - Servox ."; ``_sentences``), or
         # all of them in one sentence, as a topic file's one line writes them ("tried: - a booklet - Servox (...) We")
         return re.compile(head + r"\s*((?:[-*\u2022]\s+[^.!?]*[.!?]\s*)+)", re.IGNORECASE)
@@ -419,6 +432,9 @@ _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|
 # capitalised names only (not "refuses to go to school", "after the kitchen disaster").
 _SET_FOOT = re.compile(r"\b((?:refuses?|refused|won't|wont|will not|never)\s+(?:to\s+)?(?:go|going|set foot|step "
                        r"foot|go back)\s+(?:to|in|into|inside|back to|near)\s+(?:the\s+)?)(%s)" % _NAME)
+# "an overview of the field with the Gospels left out": a participle that leaves its object out (not "with the
+# seeds removed", an instruction; not "with outliers excluded", an analysis).
+_LEFT_OUT = re.compile(r"\bwith\s+((?:the\s+|any\s+)?\w[^,.;:!?()]{0,40}?)\s+(?:left out|left aside|set aside)\b")
 _CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
@@ -717,6 +733,9 @@ def _cues() -> _Cues:
         reports=words("report_words"),
         meta_nouns=words("meta_nouns"),
         meta_links=seqs("meta_links"),
+        relevance_verdicts=seqs("relevance_verdicts"),
+        verdict_leads=words("verdict_leads"),
+        code_keywords=words("code_keywords"),
         refusals=words("refusal_verbs"),
         indirect=words("indirect_objects"),
         giving=words("giving_verbs"),
