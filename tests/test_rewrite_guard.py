@@ -438,7 +438,7 @@ def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
     # guard-15: how to do it ("without" + a verb with its object or subject) is a need; "without mentioning" is not
     ("fruit fly traps for the kitchen, without using any chemicals please", []),  # not "without camping gear"
     ("start composting kitchen scraps without the place smelling", []),
-    ("a history of the Cold War without mentioning the arms race", ["mentioning the arms race"]),
+    ("a history of the Cold War without mentioning the arms race", ["the arms race"]),  # guard-98: a strong cue
     ("holidays in Wales without camping", ["camping"]),
     # a demonstrative at a clause end is an object pronoun; a condition anywhere in the clause silences, "if
     # possible" and a wish do not
@@ -2481,6 +2481,24 @@ def test_guard_97(question, kept):
     ("a reliable family SUV, we don't need anything with a third row", ()),  # a requirement relaxed
 ])
 def test_guard_97_earlier_misses(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-98 (twenty-seventh blind pair, phrasings_as and longq49): an answer's content constrained
+    ("Explain the causes of the Crimean War without mentioning Florence Nightingale.", ("Florence Nightingale",)),
+    ("Write a short bio of Marie Curie; no need to bring up the Nobel Prizes.", ("Nobel Prizes",)),
+    ("Give me an overview of the Reformation. Do not talk about Zwingli.", ("Zwingli",)),
+    ("the old paint doesn't cover the way it used to, so which enamel now?", ()),  # a fact about the paint
+    ("A biography of Peter the Great, please; Poltava shouldn't come up at all.", ("Poltava",)),
+    ("Give me a history of the Byzantine Empire. Skip the part about Justinian.", ("Justinian",)),
+    ("Tell me about the Stuart monarchs without mentioning Charles I or James II.", ("James II", "Charles I")),
+    ("Need a sturdier tripod than the Stiltmark Pro I had, which was flimsy junk.", ("Stiltmark Pro",)),
+    ("I want to teach a lesson on why Antarctica belongs to no country.", ()),  # the fact to explain
+    ("Please don't worry about length; more material is better.", ()),
+    ("how the Soviet bloc answered by skipping Los Angeles in 1984", ()),  # an act told, no wish
+])
+def test_guard_98(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 

@@ -97,6 +97,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "Open source would be great but not essential": how much it matters, no thing
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
                 n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
+            if n and tokens[i].endswith("ing") and i > 0 and tokens[i - 1] in ("by", "why", "how"):
+                n = 0  # "answered by skipping Los Angeles", "why leaving gaps was a bold move": an act told, no wish
             if n and tuple(tokens[i : i + n]) in cues.replacement_cues:  # "instead of", "rather than"
                 g = i + n
                 while g < len(tokens) and (tokens[g] in cues.intensifiers or _adverb(tokens[g], cues)
@@ -365,6 +367,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     or (tokens[end][:1].isalpha() and written[end][:1].isupper()
                         and (end == i + n or written[end - 1][:1].isupper()) and _title_goes_on(written, end + 1, cues)
                         and not written[end + 1].isupper())  # (not in a text typed in capitals: "I REFUSE TO")
+                    # a regnal numeral: "without mentioning Henry VIII or Elizabeth I." (not "no Ryanair I hate them")
+                    or (written[end] == "I" and end > i + n and written[end - 1][:1].isupper()
+                        and (end + 1 == len(tokens) or tokens[end + 1] in _SENTENCE_END
+                             or tokens[end + 1] in ("and", "or")
+                             or (tokens[end + 1] in _COMMA_LIKE and end + 2 < len(written)
+                                 and written[end + 2][:1].isupper())))
                     # "not a fan of those wire frames": a demonstrative before a noun phrase is a determiner
                     # ("anything but that breed" points back)
                     or (end == i + n and tokens[end] in cues.demonstratives and end + 2 < len(tokens)
@@ -457,7 +465,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # "prefer not to receive further material concerning X": the receiving goes with them
                 lead = 2 if tokens[i + n : i + n + 1] == ["to"] and i + n + 1 < end \
                     and tokens[i + n + 1] in cues.reading else 0
-                lead += int(i + n + lead < end and tokens[i + n + lead] in ("further", "more", "any", "additional"))
+                lead += int(i + n + lead < end and tokens[i + n + lead] in ("further", "more", "any", "additional", "the"))
                 if not verb and i + n + lead + 1 < end and tokens[i + n + lead] in cues.meta_nouns:
                     link = _match(tokens, i + n + lead + 1, cues.meta_links)
                     verb = lead + 1 + link if link and i + n + lead + 1 + link < end else 0

@@ -685,6 +685,9 @@ def _asks_fact(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> b
     respond to medication"), or its last clause is one ("... but won't start — what's wrong?", "...
     but not from cron, why??")."""
     clause = _clause_start(tokens, sentence_start, i, cues)
+    why = max((j for j in range(clause, i) if tokens[j] == "why"), default=None)
+    if why is not None and not cues.wish & set(tokens[why:i]):
+        return True  # "I want to teach a lesson on why Antarctica belongs to no country": the fact to explain
     if cues.wish & set(tokens[clause:i]):
         return False
     if cues.fact_clause & set(tokens[clause:i]):  # "What are the common reasons hypertension doesn't respond ..."
