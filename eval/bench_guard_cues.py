@@ -26,8 +26,8 @@ from _common import EVAL, base_parser, command, header, log, md_table, write_lin
 PHRASINGS = sorted((EVAL / "cues").glob("phrasings_*.jsonl"))  # every blind file, a new one included
 _WORD = re.compile(r"[\w']+")
 # Words that name nothing of their own: a label "anything with fish" is found by a kept "fish".
-_LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "s", "anything",
-          "something", "stuff", "ones", "one", "thing", "things"}
+_LIGHT = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "any", "my", "our", "his", "her", "its",
+          "their", "your", "s", "anything", "something", "stuff", "ones", "one", "thing", "things"}
 
 
 def _content(text: str) -> set[str]:
