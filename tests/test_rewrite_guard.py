@@ -2502,6 +2502,27 @@ def test_guard_98(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-99 (twenty-eighth blind pair, phrasings_at and longq50): annotators' exclusionary queries, Q&A posts
+    ("Describe the founding of the Royal Institution, keeping Michael Faraday out of the answer.", ("Michael Faraday",)),
+    ("Describe the diplomatic aspects of the Suez Crisis that are unrelated to the oil embargo.", ("oil embargo",)),
+    ("Why are these two species unrelated to each other despite looking alike?", ()),
+    ("Give an overview of the career of Lise Meitner, with no reference to Otto Hahn.", ("Otto Hahn",)),
+    ("Disregarding the Marshall Plan, what shaped the economy of postwar Europe?", ("Marshall Plan",)),
+    ("I'm not asking about Roe v. Wade; I want the earlier history of abortion law.", ("Roe v Wade",)),
+    ("Who tried to measure stellar parallax first? Answers that just say Hipparchus won't help.", ("Hipparchus",)),
+    ("My back hurts every morning and ibuprofen won't help anymore. What stretches work?", ()),
+    ("I've seen newer papers argue it wasn't that catastrophic. What other evidence exists on the plague?", ()),
+    ("novels where the narrator moves between many lives without ever losing the thread", ()),
+    ("tried a few note apps and none of them stuck, i just want it to not lose my notes", ()),
+    ("a blog platform, I want it to not include ads", ("ads",)),
+    ("What does the law of excluded middle state in classical logic?", ()),
+    ("language learning apps, Duolingo excluded please", ("Duolingo",)),
+])
+def test_guard_99(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

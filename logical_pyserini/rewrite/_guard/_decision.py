@@ -9,7 +9,7 @@ from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize
 from .._types import Rewrite
 from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _sentences, _title_case, _words
 from ._situations import _clause_state, _contrast, _negated_action
-from ._scopes import _items, _meta_lead, _scoped_tokens, negative_clauses
+from ._scopes import _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
 
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
@@ -171,7 +171,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
-               for j in _span(lower, cs, ce, _meta_lead(lower, s, cues) if cs >= e else s, e)}
+               for j in _span(lower, cs, ce, _meta_lead(lower, s, cues) if cs >= e else s, _split_close(lower, cs, e, cues))}
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
     # A vetoed exclusion's words belong to the need, but the parse read them as excluded: its structure lacks them.

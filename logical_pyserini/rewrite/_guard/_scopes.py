@@ -129,6 +129,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "we don't speak any language besides English": a negation and an exception say "only"
         if not n and i > 0 and tokens[i - 1] in _COMMA_LIKE:  # "..., ignoring X" (not "the cost of ignoring X")
             n, kind = _match(tokens, i, cues.comma), "strong"
+        if not n and i == sentence_start and "," in tokens[i + 1 : i + 2 + cues.max_scope_words]:
+            n, kind = _match(tokens, i, cues.comma), "strong"  # "Setting aside the Gunpowder Plot, what were ..."
         opens = not n and _opens_clause(tokens, sentence_start, i, cues)
         if opens:  # "Ignore the JNC 8 report" (not "apps to ignore")
             n, kind = _match(tokens, i, cues.imperative), "strong"
@@ -205,6 +207,17 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
+            k = i + n
+            if n and k + 1 < len(tokens) and tokens[k] in ("that", "so", "too", "very") \
+                    and (tokens[k + 1] in cues.state_adjectives or tokens[k + 1].endswith(_ADJECTIVE_SUFFIXES)) \
+                    and (k + 2 == len(tokens) or not tokens[k + 2][:1].isalpha() or tokens[k + 2] in ("but", "and")):
+                n = 0  # "newer papers argue it wasn't that catastrophic": a degree, no thing
+            if n and tokens[i] == "not" and i > 0 and tokens[i - 1] == "to" and k < len(tokens) \
+                    and tokens[k].isalpha() and tokens[k] not in cues.content_verbs:
+                n = 0  # "I just want it to not lose my stuff": an event wished away ("to not include ads" excludes)
+            if n and tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
+                    and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS):
+                n = 0  # "tried a few apps and none of them stuck": what the things tried did
             if n and tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
                 n = 0  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
             if n and tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
@@ -285,6 +298,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 while stop > start and tokens[stop - 1] in cues.verdict_leads:
                     stop -= 1
             meta = _meta_subject(tokens, start, stop, cues)
+            if meta is None and tuple(tokens[i : i + n]) in cues.meta_verdicts and _meta_lead(tokens, start, cues) == start:
+                i += n  # "the ibuprofen won't help" tells of a remedy; "Answers that just say Bessel won't help" excludes
+                continue
             if verdict and meta is None and start < stop and tokens[start] in cues.determiners \
                     and all(w.islower() for w in written[start + 1 : stop]):
                 i += n  # "The publication date is not relevant": a criterion relaxed, no topic left out
@@ -1217,6 +1233,12 @@ def _meta_lead(tokens: list[str], start: int, cues: _Cues) -> int:
     return start
 
 
+def _split_close(tokens: list[str], cue: int, end: int, cues: _Cues) -> int:
+    """Where the closing words of a split cue end ("keeping Robert Boyle *out of the answer*"): they leave the
+    positive text with the cue and its scope.  ``end`` when the scope at ``end`` closes no split cue."""
+    return end + _match(tokens, end, cues.split.get(tokens[cue], ())) if cue < end else end
+
+
 def _names_only(written: list[str], start: int, end: int) -> bool:
     """True when ``written[start:end]`` is a list of names: each word capitalised or holding a capital ("AOT, Death
     Note"), joined by commas, "and" or "or"."""
@@ -1370,6 +1392,10 @@ def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, 
 
 
 _QUALITY_SUFFIXES = ("ive", "ous", "ful", "able", "ible", "less", "ish", "ated", "ical")  # "complex and expensive"
+# past forms that follow "none of them" in a report of things tried ("none of them stuck / worked / lasted")
+_REPORTED_VERBS = frozenset(("stuck", "fit", "did", "were", "was", "had", "made", "got", "went", "came", "held", "kept",
+                             "felt", "ran", "seemed", "work", "works", "help", "helps", "last", "lasts", "fits"))
+_ADJECTIVE_SUFFIXES = _QUALITY_SUFFIXES + ("ic", "al", "ant", "ent", "ary")  # "not that catastrophic", "so crucial"
 
 
 def _joins_things(lower: list[str], j: int, end: int, cues: _Cues) -> bool:

@@ -132,6 +132,11 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
                        for j in range(max(0, i - cues.max_scope_words - 1), i))
     if n == 1 and i > 0 and (tokens[i - 1] in cues.particle_verbs or closes_split):
         return 0  # "setting aside money", "leaving (Lehman Brothers) aside": a verb's particle ("golf aside" excludes)
+    if n == 1 and tokens[i] in ("excluded", "excepted") and i + 1 < len(tokens) and tokens[i + 1].isalpha() \
+            and tokens[i + 1] not in cues.prepositions and tokens[i + 1] not in cues.boundary \
+            and tokens[i + 1] not in ("or", "entirely", "completely", "altogether", "too", "pls", "thanks") \
+            and not _adverb(tokens[i + 1], cues):
+        return 0  # "the law of excluded middle": a participle before its noun
     if n and i + n < len(tokens) and tokens[i + n] in cues.trailing_not_before:  # "banned from most beaches"
         return n if i + n + 1 < len(tokens) and tokens[i + n + 1] in cues.personal else 0  # "a hard no from me"
     if n and i + n + 1 < len(tokens) and tokens[i + n] in cues.state_prepositions and tokens[i + n + 1][0].isdigit():
@@ -755,6 +760,9 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
         return True  # "handles 4K timelines without stuttering", "a sealant that holds without cracking"
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
+    if i + 2 < len(tokens) and tokens[i + 1] in ("ever", "even", "once", "really", "actually") \
+            and _gerund(tokens[i + 2], cues) and not {tokens[i + 2][:-3], tokens[i + 2][:-3] + "e"} & cues.content_verbs:
+        return True  # "moves between a dozen lives without ever losing the thread": how it is done
     start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)
     if 1 < i - start <= 4 and _gerund(tokens[start], cues) and tokens[start] not in cues.loose \
             and written[i + 1 : i + 2] and written[i + 1][:1].islower():

@@ -173,6 +173,7 @@ class _Cues:
     meta_links: tuple[tuple[str, ...], ...] = ()  # "using", "that involve": what joins a meta noun to its thing
     relevance_verdicts: tuple[tuple[str, ...], ...] = ()  # "non-relevant", "not of interest": an assessor's verdict
     verdict_leads: frozenset[str] = frozenset()  # "should be considered", "will be judged": before a verdict
+    meta_verdicts: tuple[tuple[str, ...], ...] = ()  # "won't help": trails only "answers that just say X"
     code_keywords: frozenset[str] = frozenset()  # "WHERE NOT EXISTS", "NOT NULL": a query language's NOT, no cue
     indirect: frozenset[str] = frozenset()  # "don't recommend me X": the asker as indirect object, X the thing
     giving: frozenset[str] = frozenset()  # "recommend", "send": verbs that take the asker and a thing
@@ -735,6 +736,7 @@ def _cues() -> _Cues:
         meta_links=seqs("meta_links"),
         relevance_verdicts=seqs("relevance_verdicts"),
         verdict_leads=words("verdict_leads"),
+        meta_verdicts=seqs("meta_verdicts"),
         code_keywords=words("code_keywords"),
         refusals=words("refusal_verbs"),
         indirect=words("indirect_objects"),
