@@ -468,7 +468,7 @@ def test_an_anaphor_never_points_to_i():
     ("Beekeeping for beginners. We already bought top-bar hives, so please no Langstroth hives stuff.",
      ["langstroth hives stuff"]),
     # ... but it is the exclusion when what follows only points back, or nothing follows
-    ("composting ideas? I already tried bokashi (hated it), so not those", ["bokashi", "", ""]),
+    ("composting ideas? I already tried bokashi (hated it), so not those", ["bokashi", ""]),  # (the reason: guard-100)
     ("board games? we already own Catan so cross that off", ["catan", ""]),
     ("Learning Japanese. We already have Duolingo, so what else is out there?", ["duolingo"]),
 ])
@@ -1921,7 +1921,7 @@ def test_guard_69(question, kept):
     ('Need a boiler engineer in Bristol. British Gas can do one after last winter.', ('British Gas',)),
     ("Sunscreen for combination skin, don't send me back to La Roche-Posay please.", ('La Roche-Posay',)),
     ("bedtime books for a 4 year old that aren't Dr. Seuss", ('Dr Seuss',)),
-    ('Ticket to Ride is retired in this house. Family games for six players?', ('Ticket Ride',)),
+    ('Ticket to Ride is retired in this house. Family games for six players?', ('Ticket to Ride',)),
     # controls and other shapes: a state, a requirement, a fact asked, a title, QUEST's 'but not legal'
     ('my first two batches were... not great. i live in a 2nd floor apartment, no basement, no '
      'garage. how to keep fermentation cool?', ()),
@@ -2520,6 +2520,32 @@ def test_guard_98(question, kept):
     ("language learning apps, Duolingo excluded please", ("Duolingo",)),
 ])
 def test_guard_99(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-100 (twenty-ninth blind pair, phrasings_au and longq51): varied requests
+    ("Recommend me a fantasy series with deep worldbuilding. Discworld of Pratchett? No thanks, too silly.",
+     ("Discworld of Pratchett",)),  # a title with its link, alone before a rejection
+    ("running shoe for flat feet?? adidas kill my arches so not those", ("adidas",)),
+    ("free video editor for windows, kdenlive keeps crashing my pc so not that", ("kdenlive",)),
+    ("gift ideas for a boy who loves science, no slime kits pls his room is already a disaster", ("slime kits",)),
+    ("vegan lasagna minus the tofu and mushrooms pls", ("tofu", "mushrooms")),
+    ("i dont get it, in python this never was a problem. whats the idiomatic way?", ()),
+    ("our income doesn't quite cover expenses now. What other ways are there to tap home equity?", ()),
+    ("She doesn't speak any English. What's the best way to practice Korean with her?", ()),
+    ("My wife refuses to use a standing desk, and I agree. Ergonomic chairs for a home office?", ("standing desk",)),
+    ("my son refuses to eat vegetables, how do I get him to try them?", ()),
+    ("My tutor told us not to lean on Herodotus, so which other sources on the Persian Wars?", ("Herodotus",)),
+    ("Our prof assigned Atkins and I just can't get on with it. A good intro physical chemistry textbook?",
+     ("Atkins",)),
+    ("burned out, but can't afford to stop working for a year", ()),
+    ("high protein vegan meals, no tempeh (hate the texture) and no seitan either", ("tempeh", "seitan")),
+    ("Setting the Battle of Hastings aside, how did the Norman conquest change land ownership?",
+     ("Battle of Hastings",)),
+    ("Can someone explain whether the moon is actually moving away from Earth?", ()),
+])
+def test_guard_100(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 

@@ -111,7 +111,11 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
                      for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
             for item in items:
                 whole = [w for w in item if w[:1].isalnum()]
-                if _written_name(tokens, lower, list(range(start, end)), whole, outside_words, cues):
+                span = list(range(start, end))
+                if whole and whole[0] in cues.determiners and len(whole) > 2 \
+                        and not _written_name(tokens, lower, span, whole, outside_words, cues):
+                    whole = whole[1:]  # "setting the Battle of Hastings aside" (not "The Wire": its article is its own)
+                if _written_name(tokens, lower, span, whole, outside_words, cues):
                     named = unshared = whole  # "One Piece": a name stays whole
                 else:
                     named = [w for w in item if w not in cues.ignore]
@@ -243,7 +247,8 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
         # (a title's lower-case links inside it: "I Have a Dream", "Gone with the Wind")
         if lower[j:k] == words and set(range(j, k)) <= at and tokens[j][:1].isupper() and tokens[k - 1][:1].isupper() \
                 and all(t[:1].isupper() or t in cues.name_links or t in cues.title_links for t in tokens[j:k]) \
-                and j > 0 and tokens[j - 1] not in _SENTENCE_END:
+                and ((j > 0 and tokens[j - 1] not in _SENTENCE_END)
+                     or (k - j > 2 and tokens[j + 1] in cues.name_links)):  # "Wheel of Time? No thanks"
             return True
     return False
 

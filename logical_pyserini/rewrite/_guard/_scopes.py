@@ -97,6 +97,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "Open source would be great but not essential": how much it matters, no thing
             if n and tokens[i : i + n] == ["instead", "of"] and cues.substitution & set(tokens[max(0, i - 2) : i]):
                 n = 0  # "what can I use instead of buttermilk": what is replaced is the topic
+            if n and tokens[i : i + 2] == ["moving", "away"] \
+                    and {"is", "are", "was", "were"} & set(tokens[max(sentence_start, i - 3) : i]) \
+                    and not cues.personal & set(tokens[max(sentence_start, i - 4) : i]):
+                n = 0  # "whether the moon is actually moving away from Earth": a motion, not the asker leaving X
             if n and tokens[i].endswith("ing") and i > 0 and tokens[i - 1] in ("by", "why", "how"):
                 n = 0  # "answered by skipping Los Angeles", "why leaving gaps was a bold move": an act told, no wish
             if n and tuple(tokens[i : i + n]) in cues.replacement_cues:  # "instead of", "rather than"
@@ -215,6 +219,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and tokens[i] == "not" and i > 0 and tokens[i - 1] == "to" and k < len(tokens) \
                     and tokens[k].isalpha() and tokens[k] not in cues.content_verbs:
                 n = 0  # "I just want it to not lose my stuff": an event wished away ("to not include ads" excludes)
+            if n and tokens[k : k + 2] == ["afford", "to"]:
+                n = 0  # "can't afford to stop working for a year": the asker's means, no thing
             if n and tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
                     and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS):
                 n = 0  # "tried a few apps and none of them stuck": what the things tried did
@@ -263,6 +269,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n = 0  # "Mercury and Venus have no moons", "Ethiopia, which was never colonised": a fact about the subject
         if n and _act_asked(tokens, written, sentence_start, i, n, cues):
             n = 0  # "when to exclude outliers", "with and without the excluded cases": the act is the topic
+        if n and i > 0 and tokens[i - 1] == "(" and scopes and scopes[-1][3] == i - 1:
+            n = 0  # "no tempeh (hate the texture)": the reason for the exclusion before it
         if not n:
             i += 1
             continue
@@ -485,6 +493,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 if not verb and i + n + lead + 1 < end and tokens[i + n + lead] in cues.meta_nouns:
                     link = _match(tokens, i + n + lead + 1, cues.meta_links)
                     verb = lead + 1 + link if link and i + n + lead + 1 + link < end else 0
+                # "told us not to lean on Josephus": a negated infinitive's verb and its preposition leave too
+                if not verb and tokens[i + n - 1] == "not" and i + n + 2 < end and tokens[i + n] == "to" \
+                        and written[i + n + 1].islower() and tokens[i + n + 1] not in cues.loose:
+                    verb = 2 + int(tokens[i + n + 2] in cues.prepositions)
                 scopes.append((i, i + n + verb, i + n + verb, end))
         i += n
     return [scope for scope in scopes
@@ -563,7 +575,9 @@ def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
     k = j
     while k < len(tokens) and _inside(tokens[k], cues):
         k += 1
-    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.relative) \
+    # (a courtesy word ends it too: "minus the tofu and mushrooms pls")
+    return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.relative
+                               or tokens[k] in ("please", "pls", "plz", "thanks", "thx")) \
         and tokens[j] not in (
         cues.prepositions | cues.personal | cues.ignore)
 
@@ -1270,7 +1284,14 @@ def _fragment_start(tokens: list[str], i: int) -> int:
 def _fragment_names(written: list[str], ps: int, i: int) -> tuple[int, int] | None:
     """The fragment from ``ps`` (:func:`_fragment_start`) to the punctuation mark at ``i - 1`` when it is one to three
     names ("AirAsia? never again.", "UPPAbaby? no thanks", "Crunchyroll, been there done that"), else None."""
-    return (ps, i - 1) if 0 < i - 1 - ps <= 3 and _names_only(written, ps, i - 1) else None
+    if 0 < i - 1 - ps <= 3 and _names_only(written, ps, i - 1):
+        return ps, i - 1
+    cues = _cues()  # one title with its links: "Wheel of Time? No thanks"
+    words = written[ps : i - 1]
+    if 2 < len(words) <= 5 and words[0][:1].isupper() and words[-1][:1].isupper() \
+            and all(w[:1].isupper() or w in cues.name_links or w in cues.title_links for w in words):
+        return ps, i - 1
+    return None
 
 
 def _named_object(written: list[str], sentence_start: int, before: int, cues: _Cues) -> tuple[int, int] | None:
@@ -1461,7 +1482,7 @@ def _states_of_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cu
     """True when the negation at ``i`` states a fact about a third-person subject: "no" after a possession verb
     ("Mercury and Venus have no moons"; not in a relative clause, a property asked for: "recipes that have no dairy";
     not the asker's own: "I have no interest in ...") or "never" after a form of "be" ("Ethiopia, which was never
-    colonised")."""
+    colonised"), or before it after "this" / "it" / "that" ("in python this never was a problem")."""
     if i == sentence_start:
         return False
     start = _clause_start(tokens, sentence_start, i, cues)
@@ -1470,4 +1491,7 @@ def _states_of_subject(tokens: list[str], sentence_start: int, i: int, cues: _Cu
                    for j in range(start, i))
     if tokens[i] == "no" and tokens[i - 1] in cues.possession:
         return not (relative or set(tokens[max(start, i - 4) : i - 1]) & cues.personal)  # the verb's subject
+    if tokens[i] == "never" and i + 1 < len(tokens) and tokens[i + 1] in ("is", "was", "has") \
+            and tokens[i - 1] in ("this", "it", "that"):
+        return True  # "in python this never was a problem": what a thing is like
     return tokens[i] == "never" and tokens[i - 1] in ("is", "are", "was", "were", "been")

@@ -338,6 +338,7 @@ def _plain(text: str) -> str:
     text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
     text = _CROSSED_OFF.sub(r"\1 , excluding \2 , ", text)  # "we're crossing off Harborview Kennels and Pawsome Stay"
     text = _LEFT_OUT.sub(r" , excluding \1 , ", text)  # "an overview with the Gospels left out"
+    text = _REFUSES_TO.sub(r"\1 , excluding \2 , ", text)  # "My husband refuses to use a shock collar"
     text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
@@ -436,6 +437,12 @@ _SET_FOOT = re.compile(r"\b((?:refuses?|refused|won't|wont|will not|never)\s+(?:
 # "an overview of the field with the Gospels left out": a participle that leaves its object out (not "with the
 # seeds removed", an instruction; not "with outliers excluded", an analysis).
 _LEFT_OUT = re.compile(r"\bwith\s+((?:the\s+|any\s+)?\w[^,.;:!?()]{0,40}?)\s+(?:left out|left aside|set aside)\b")
+# Someone's refusal of a thing to use ("My husband refuses to use a shock collar", "she refused to try Invisalign"):
+# what is refused is left out (not "refuses to eat / wear / try": how to get a child to do it may be the question).
+_REFUSES_TO = re.compile(r"\b(refuses|refused|refusing)\s+to\s+(?:use|buy|install|consider|go with|"
+                         r"deal with|pay for)\s+(?!(?:into|in|on|with|for|from|to|at|out|up)\b)"
+                         r"((?:an?\s+|the\s+|any\s+)?\w[\w'-]*(?:\s+[\w'-]+){0,3}?)"
+                         r"(?=\s*(?:[,.;:!?()]|$|\s+(?:and|but|so|because|since|anymore|again|ever)\b))")
 _CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
