@@ -2549,6 +2549,27 @@ def test_guard_100(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-101 (thirtieth blind pair, phrasings_av and longq52): implicit and idiomatic exclusions
+    ("a yoga mat with good grip, Manduka doesn't ship here (NZ) so any alternatives?", ("Manduka",)),
+    ("Peloton is way over budget for us, what home exercise bike is decent under 500 dollars", ("Peloton",)),
+    ("Christmas movies for family night. Home Alone has been watched to death in this house.", ("Home Alone",)),
+    ("Best e-reader for PDFs? Not a Kobo fan, to be honest.", ("Kobo",)),
+    ("Our last cruise with Carnival left a bad taste in our mouths. Which cruise lines have better service?",
+     ("Carnival",)),
+    ("Kefir keeps popping up on my feed but honestly it's just not for me. Other fermented drinks?", ("Kefir",)),
+    ("ok so crocs were a disaster for my feet. comfy shoes for 12 hr nursing shifts?", ("crocs",)),
+    ("games like minecraft but not brawl stars my little brother wont stop playing it", ("brawl stars",)),
+    ("snack ideas for a school trip no nuts my son is allergic", ("nuts",)),
+    ("Not in a huge rush but I'd like the site live by March. Which website builders?", ()),
+    ("single-member LLC, no employees until now. What do I need to register for?", ()),
+    ("He won't read aloud in class anymore. What reading interventions help dyslexia?", ()),
+    ("Not Without My Daughter - is it a true story?", ()),
+])
+def test_guard_101(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

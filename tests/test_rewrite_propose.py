@@ -14,8 +14,8 @@ from logical_pyserini.rewrite import (ExclusionProposer, RuleRewriter, build_pro
                                      guard_rewrite, name_candidates)
 
 # The cues miss this one (an idiom nobody listed): only a reader can tell that Henle is refused.
-MISSED = ("My teacher swears by Henle editions, honestly not for me after last year. Which editions of the Chopin "
-          "nocturnes suit adult learners?")
+MISSED = ("My teacher swears by Henle editions, honestly they leave me cold after last year. Which editions of the "
+          "Chopin nocturnes suit adult learners?")
 KEPT = "cat food brands for a fussy kitten, no Whiskas"
 SHORT = "cheap flights from Dublin to Rome"
 

@@ -219,6 +219,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and tokens[i] == "not" and i > 0 and tokens[i - 1] == "to" and k < len(tokens) \
                     and tokens[k].isalpha() and tokens[k] not in cues.content_verbs:
                 n = 0  # "I just want it to not lose my stuff": an event wished away ("to not include ads" excludes)
+            if n and tokens[i] in ("not", "no") and (tokens[k : k + 2] == ["in", "a"] and k + 3 < len(tokens)
+                                                      and {tokens[k + 2], tokens[k + 3]} & {"rush", "hurry"}):
+                n = 0  # "Not in a huge rush but I'd like it live by March": how soon, no thing
+            if n and tokens[i] == "no" and any(tokens[j : j + 2] in (["until", "now"], ["so", "far"], ["as", "yet"])
+                                               for j in range(k + 1, min(k + 4, len(tokens)))):
+                n = 0  # "single-member LLC, no employees until now": the asker's situation
             if n and tokens[k : k + 2] == ["afford", "to"]:
                 n = 0  # "can't afford to stop working for a year": the asker's means, no thing
             if n and tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
@@ -252,7 +258,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and not rule and not patron and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
             if n and _match(tokens, i, cues.auxiliaries) == n \
-                    and any(t in cues.possessives for t in tokens[max(sentence_start, i - 4) : i]) \
+                    and any(t in cues.possessives or t in ("he", "she", "they") for t in tokens[max(sentence_start, i - 4) : i]) \
                     and i + n < len(tokens) and not _rule(tokens, i + n, i + n + 1, cues) \
                     and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
@@ -385,7 +391,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             while end < len(tokens) and end < item + cues.max_scope_words \
                     and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) \
                     and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) \
-                    and not _whence(tokens, i + n, end) and (
+                    and not _whence(tokens, i + n, end) and not _new_clause(tokens, i + n, end, cues) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # a title that holds a boundary word: "excluding I Have a Dream", "The Girl Who Played with Fire"
                     or (tokens[end][:1].isalpha() and written[end][:1].isupper()
@@ -1245,6 +1251,15 @@ def _meta_lead(tokens: list[str], start: int, cues: _Cues) -> int:
                 k -= 1
             return k
     return start
+
+
+def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
+    """True when "my" / "our" at ``at``, after a scope's first words, opens a clause of its own in a run-on text:
+    "games like minecraft but not brawl stars my little brother wont stop playing it", "no nuts my son is allergic"
+    (a verb follows within four words; not "excluding my sister's favourite band")."""
+    return at > start and tokens[at] in ("my", "our") and any(
+        tokens[j] in cues.copulas or _match(tokens, j, cues.auxiliaries) or tokens[j] in ("wont", "cant", "dont")
+        for j in range(at + 1, min(at + 5, len(tokens))))
 
 
 def _split_close(tokens: list[str], cue: int, end: int, cues: _Cues) -> int:

@@ -339,6 +339,9 @@ def _plain(text: str) -> str:
     text = _CROSSED_OFF.sub(r"\1 , excluding \2 , ", text)  # "we're crossing off Harborview Kennels and Pawsome Stay"
     text = _LEFT_OUT.sub(r" , excluding \1 , ", text)  # "an overview with the Gospels left out"
     text = _REFUSES_TO.sub(r"\1 , excluding \2 , ", text)  # "My husband refuses to use a shock collar"
+    text = _NO_FAN.sub(r" , excluding \1 , ", text)  # "Not a Nook fan, to be honest"
+    text = _PUSHED_NOT_FOR.sub(r" , excluding \1 , \2", text)  # "Kombucha keeps popping up ... but it's not for me"
+    text = _BAD_TASTE.sub(r" , excluding \1 , \2", text)  # "Our last cruise with Royal Caribbean left a bad taste"
     text = _name_others().sub(r"excluding \1 , \2", text)  # "Stenograph competitors??", "Airstream but cheaper?"
     text = _SOONER.sub(r"\1 , excluding \2 , ", text)  # "I'd sooner sell the boat than varnish with Epifanes"
     text = _ADVICE.sub(_advice, text)  # "everyone says 'just get a Widex' - no."
@@ -443,6 +446,15 @@ _REFUSES_TO = re.compile(r"\b(refuses|refused|refusing)\s+to\s+(?:use|buy|instal
                          r"deal with|pay for)\s+(?!(?:into|in|on|with|for|from|to|at|out|up)\b)"
                          r"((?:an?\s+|the\s+|any\s+)?\w[\w'-]*(?:\s+[\w'-]+){0,3}?)"
                          r"(?=\s*(?:[,.;:!?()]|$|\s+(?:and|but|so|because|since|anymore|again|ever)\b))")
+# A name the asker is no fan of ("Not a Nook fan, to be honest", "not really a Marvel fan") and one that left a bad
+# taste ("Our last cruise with Royal Caribbean left a bad taste"): capitalised names only.
+_NO_FAN = re.compile(r"\b[Nn]ot\s+(?:really\s+|much\s+of\s+)?an?\s+(?:big\s+|huge\s+)?(%s)\s+fan\b" % _NAME)
+_BAD_TASTE = re.compile(r"(?:\bwith\s+)?\b(%s)\s+(left\s+(?:a\s+|such\s+a\s+)?(?:bad|bitter|sour)\s+taste)" % _NAME)
+# A name that keeps coming up and is then turned down ("Kombucha keeps popping up on my feed but honestly it's just
+# not for me", "Orton-Gillingham keeps coming up in every parent group, but it's not for us").
+_PUSHED_NOT_FOR = re.compile(r"\b(%s)(\s+keeps\s+(?:popping up|coming up|showing up|getting recommended|being "
+                             r"recommended|getting suggested)\b[^.!?]{0,80}?\b(?:but|and)\b[^.!?]{0,40}?\bnot\s+for\s+"
+                             r"(?:me|us)\b)" % _NAME)
 _CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
