@@ -211,34 +211,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
-            k = i + n
-            if n and k + 1 < len(tokens) and tokens[k] in ("that", "so", "too", "very") \
-                    and (tokens[k + 1] in cues.state_adjectives or tokens[k + 1].endswith(_ADJECTIVE_SUFFIXES)) \
-                    and (k + 2 == len(tokens) or not tokens[k + 2][:1].isalpha() or tokens[k + 2] in ("but", "and")):
-                n = 0  # "newer papers argue it wasn't that catastrophic": a degree, no thing
-            if n and tokens[i] == "not" and i > 0 and tokens[i - 1] == "to" and k < len(tokens) \
-                    and tokens[k].isalpha() and tokens[k] not in cues.content_verbs:
-                n = 0  # "I just want it to not lose my stuff": an event wished away ("to not include ads" excludes)
-            if n and tokens[i] in ("not", "no") and (tokens[k : k + 2] == ["in", "a"] and k + 3 < len(tokens)
-                                                      and {tokens[k + 2], tokens[k + 3]} & {"rush", "hurry"}):
-                n = 0  # "Not in a huge rush but I'd like it live by March": how soon, no thing
-            if n and tokens[i] == "no" and any(tokens[j : j + 2] in (["until", "now"], ["so", "far"], ["as", "yet"])
-                                               for j in range(k + 1, min(k + 4, len(tokens)))):
-                n = 0  # "single-member LLC, no employees until now": the asker's situation
-            if n and tokens[k : k + 2] == ["afford", "to"]:
-                n = 0  # "can't afford to stop working for a year": the asker's means, no thing
-            if n and tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
-                    and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS):
-                n = 0  # "tried a few apps and none of them stuck": what the things tried did
-            if n and tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
-                n = 0  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
-            if n and tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
-                                             or (i > 0 and tokens[i - 1] == "need")):
-                n = 0  # "whether or not calcium was given", "a document need not be a trial report": no thing refused
-            if n and written[i].isupper() and len(written[i]) > 2 and (
-                    tokens[i] == "nor" or (i + 1 < len(tokens) and written[i + 1].isupper()
-                                           and tokens[i + 1] in cues.code_keywords)):
-                n = 0  # "XOR vs NOR gate", "WHERE NOT EXISTS": a gate's or a query language's word
+            if n and _weak_names_nothing(tokens, written, sentence_start, i, n, cues):
+                n = 0  # "it wasn't that catastrophic", "no employees until now", "WHERE NOT EXISTS"
             m = _match(tokens, i + n, cues.understatements) if n and tokens[i] == "not" else 0
             if m and (i + n + m == len(tokens) or not tokens[i + n + m][0].isalnum()
                       or tokens[i + n + m] in ("lol", "haha", "lmao", "tbh")):
@@ -1251,6 +1225,42 @@ def _meta_lead(tokens: list[str], start: int, cues: _Cues) -> int:
                 k -= 1
             return k
     return start
+
+
+def _weak_names_nothing(tokens: list[str], written: list[str], sentence_start: int, i: int, n: int,
+                        cues: _Cues) -> bool:
+    """True when the weak cue at ``i`` (``n`` tokens) is one of a few fixed shapes that refuse no thing: a degree, an
+    event wished away, how soon, the asker's means or situation, what things tried did, a topic's title, "whether
+    or not", "need not", a gate's or a query language's word."""
+    k = i + n
+    if k + 1 < len(tokens) and tokens[k] in ("that", "so", "too", "very") \
+            and (tokens[k + 1] in cues.state_adjectives or tokens[k + 1].endswith(_ADJECTIVE_SUFFIXES)) \
+            and (k + 2 == len(tokens) or not tokens[k + 2][:1].isalpha() or tokens[k + 2] in ("but", "and")):
+        return True  # "newer papers argue it wasn't that catastrophic": a degree, no thing
+    if tokens[i] == "not" and i > 0 and tokens[i - 1] == "to" and k < len(tokens) \
+            and tokens[k].isalpha() and tokens[k] not in cues.content_verbs:
+        return True  # "I just want it to not lose my stuff": an event wished away ("to not include ads" excludes)
+    if tokens[i] in ("not", "no") and tokens[k : k + 2] == ["in", "a"] and k + 3 < len(tokens) \
+            and {tokens[k + 2], tokens[k + 3]} & {"rush", "hurry"}:
+        return True  # "Not in a huge rush but I'd like it live by March": how soon, no thing
+    if tokens[i] == "no" and any(tokens[j : j + 2] in (["until", "now"], ["so", "far"], ["as", "yet"])
+                                 for j in range(k + 1, min(k + 4, len(tokens)))):
+        return True  # "single-member LLC, no employees until now": the asker's situation
+    if tokens[k : k + 2] == ["afford", "to"]:
+        return True  # "can't afford to stop working for a year": the asker's means, no thing
+    if tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
+            and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS):
+        return True  # "tried a few apps and none of them stuck": what the things tried did
+    if tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
+        return True  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
+    if tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
+                               or (i > 0 and tokens[i - 1] == "need")):
+        return True  # "whether or not calcium was given", "a document need not be a trial report": no thing refused
+    if written[i].isupper() and len(written[i]) > 2 and (
+            tokens[i] == "nor" or (i + 1 < len(tokens) and written[i + 1].isupper()
+                                   and tokens[i + 1] in cues.code_keywords)):
+        return True  # "XOR vs NOR gate", "WHERE NOT EXISTS": a gate's or a query language's word
+    return False
 
 
 def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
