@@ -2570,6 +2570,28 @@ def test_guard_101(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-102 (thirty-first blind pair, phrasings_aw and longq53): varied, half implicit
+    ("I am 78 years old and I'm over sudoku. What other brain games keep the mind sharp?", ("sudoku",)),
+    ("I'm over 60 and want to start running, any plans?", ()),
+    ("winters here regularly reach minus twelve. What heating options suit an old stone house?", ()),
+    ("My clients are abroad and none of them withhold any tax. Which country taxes my income?", ()),
+    ("Am I going to be penalised for not registering sooner?", ()),
+    ("Self-hosted alternatives for team chat", ()),  # an adjective before "alternatives", no name
+    ("Is there a way to think of it that isn't just memorising the formula?", ()),
+    ("free screen recorder with webcam overlay? Loom doesn't work on my Mac for some reason", ("Loom",)),
+    ("Dinner party main for 8. Lasagne has had its day in our house.", ("Lasagne",)),
+    ("Alternatives to daily standups for a remote team? Zoom socials flopped for us.", ("Zoom socials",)),
+    ("Everyone recommends a wood burner but it doesn't work where we live. Other heating options?", ("wood burner",)),
+    ("Slugs ate every lettuce. Beer traps keep being suggested but we already tried them. What else works?",
+     ("Beer traps",)),
+    ("Slugs ate every lettuce. Copper tape keeps being suggested but we already tried it. What else works?",
+     ("Copper tape",)),
+])
+def test_guard_102(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

@@ -116,8 +116,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "how to tell someone you don't want to be friends": not the asker's wish
             if n and i > 0 and tokens[i - 1] in cues.negators:
                 n = 0  # "never been to a wedding", "do not skip leg day": the cue is negated
-            if n and tokens[i : i + n] == ["minus"] and i + 1 < len(tokens) and tokens[i + 1][:1].isdigit():
-                n = 0  # "when it drops below minus 25 in Winnipeg": a number, no thing
+            if n and tokens[i + n - 1] in ("minus", "over") and i + n < len(tokens) \
+                    and (tokens[i + n][:1].isdigit() or tokens[i + n] in _NUMBER_WORDS):
+                n = 0  # "when it drops below minus 25 in Winnipeg", "minus twelve", "I'm over 60": a number, no thing
             if n and i > 0 and tokens[i - 1] in cues.question_modals and _match(tokens, i, cues.knowledge) == n:
                 n = 0  # "what should I know about booking a roomette?": what the asker asks to learn
             if n and i + n < len(tokens) and tokens[i + n] in cues.negators and written[i + n].islower():
@@ -1249,8 +1250,13 @@ def _weak_names_nothing(tokens: list[str], written: list[str], sentence_start: i
     if tokens[k : k + 2] == ["afford", "to"]:
         return True  # "can't afford to stop working for a year": the asker's means, no thing
     if tokens[i : i + 2] == ["none", "of"] and k + 1 < len(tokens) and tokens[k] in cues.anaphors \
-            and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS):
-        return True  # "tried a few apps and none of them stuck": what the things tried did
+            and (tokens[k + 1].endswith("ed") or tokens[k + 1] in _REPORTED_VERBS
+                 or (tokens[k + 1].isalpha() and tokens[k + 1] not in cues.loose and tokens[k + 1] not in cues.ignore
+                     and tokens[k + 1] not in cues.prepositions and tokens[k + 1] not in cues.boundary
+                     and tokens[k + 1] not in ("either", "though", "thx"))):
+        return True  # "tried a few apps and none of them stuck", "none of them withhold any tax": what they do
+    if tokens[i] == "not" and i > 0 and tokens[i - 1] == "for" and k < len(tokens) and _gerund(tokens[k], cues):
+        return True  # "penalised in Spain for not registering sooner": a reason, no thing
     if tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
         return True  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
     if tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
@@ -1438,6 +1444,9 @@ def _scoped_tokens(question: str) -> tuple[list[str], list[tuple[int, int, int, 
 
 
 _QUALITY_SUFFIXES = ("ive", "ous", "ful", "able", "ible", "less", "ish", "ated", "ical")  # "complex and expensive"
+_NUMBER_WORDS = frozenset(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                           "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                           "ninety", "hundred"))
 # past forms that follow "none of them" in a report of things tried ("none of them stuck / worked / lasted")
 _REPORTED_VERBS = frozenset(("stuck", "fit", "did", "were", "was", "had", "made", "got", "went", "came", "held", "kept",
                              "felt", "ran", "seemed", "work", "works", "help", "helps", "last", "lasts", "fits"))

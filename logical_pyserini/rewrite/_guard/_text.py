@@ -451,10 +451,10 @@ _REFUSES_TO = re.compile(r"\b(refuses|refused|refusing)\s+to\s+(?:use|buy|instal
 _NO_FAN = re.compile(r"\b[Nn]ot\s+(?:really\s+|much\s+of\s+)?an?\s+(?:big\s+|huge\s+)?(%s)\s+fan\b" % _NAME)
 _BAD_TASTE = re.compile(r"(?:\bwith\s+)?\b(%s)\s+(left\s+(?:a\s+|such\s+a\s+)?(?:bad|bitter|sour)\s+taste)" % _NAME)
 # A name that keeps coming up and is then turned down ("Kombucha keeps popping up on my feed but honestly it's just
-# not for me", "Orton-Gillingham keeps coming up in every parent group, but it's not for us").
-_PUSHED_NOT_FOR = re.compile(r"\b(%s)(\s+keeps\s+(?:popping up|coming up|showing up|getting recommended|being "
-                             r"recommended|getting suggested)\b[^.!?]{0,80}?\b(?:but|and)\b[^.!?]{0,40}?\bnot\s+for\s+"
-                             r"(?:me|us)\b)" % _NAME)
+# not for me", "Copper tape keeps being suggested but we already tried it").
+_PUSHED_NOT_FOR = re.compile(r"\b([A-Z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,3}?)(\s+keeps?\s+(?:popping up|coming up|"
+                             r"showing up|getting recommended|being recommended|getting suggested|being suggested)\b[^.!?]{0,80}?\b(?:but|and)\b[^.!?]{0,40}?"
+                             r"\b(?:not\s+for\s+(?:me|us)|(?:we|I)(?:'ve|\s+have)?\s+already\s+tried\s+(?:it|that|them))\b)")
 _CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
