@@ -2592,6 +2592,16 @@ def test_guard_102(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-103 (longq53's ne09, a control below plain BM25 after guard-102)
+    ("I don't want to seem pushy, but I also don't want another year to go by. What are our rights?", ()),
+    ("Is my landlord legally required to fix the boiler without a written request?", ()),
+    ("family hotels in Crete, somewhere without big crowds?", ("big crowds",)),
+])
+def test_guard_103(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

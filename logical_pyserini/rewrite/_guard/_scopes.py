@@ -126,6 +126,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and _match(tokens, i, cues.contrast) and _conditional(
                     tokens, _clause_start(tokens, sentence_start, i, cues), i, cues):
                 n = 0  # "tips for surviving a long flight when you hate flying": a condition, not a taste
+            if n and _match(tokens, i, cues.wish_negations) and _time_passing(tokens, i + n, cues):
+                n = 0  # "I also don't want another year to go by": time wasted, no thing
             if n and _match(tokens, i, cues.wish_negations) and _told_wish(tokens, sentence_start, i, cues):
                 n = 0  # "how to tell my parents i dont want to go to university": what is to be told
             if n and _match(tokens, i, cues.exceptive) == n and any(
@@ -1257,6 +1259,9 @@ def _weak_names_nothing(tokens: list[str], written: list[str], sentence_start: i
         return True  # "tried a few apps and none of them stuck", "none of them withhold any tax": what they do
     if tokens[i] == "not" and i > 0 and tokens[i - 1] == "for" and k < len(tokens) and _gerund(tokens[k], cues):
         return True  # "penalised in Spain for not registering sooner": a reason, no thing
+    w = _match(tokens, i, cues.wish_negations)
+    if w and _time_passing(tokens, i + w, cues):
+        return True  # "I also don't want another year to go by" read from its "don't"
     if tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
         return True  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
     if tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
@@ -1267,6 +1272,14 @@ def _weak_names_nothing(tokens: list[str], written: list[str], sentence_start: i
                                    and tokens[i + 1] in cues.code_keywords)):
         return True  # "XOR vs NOR gate", "WHERE NOT EXISTS": a gate's or a query language's word
     return False
+
+
+def _time_passing(tokens: list[str], at: int, cues: _Cues) -> bool:
+    """True when a wish's object at ``at`` is a stretch of time that is to pass ("another year to go by", "the whole
+    summer to be wasted"): up to three words, one of them a time word, then "to" and a verb."""
+    to = next((j for j in range(at, min(at + 4, len(tokens))) if tokens[j] == "to"), None)
+    return to is not None and to > at and to + 1 < len(tokens) and tokens[to + 1].isalpha() \
+        and any(re.sub(r"s$", "", t) in cues.time_words for t in tokens[at:to])
 
 
 def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
