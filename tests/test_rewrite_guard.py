@@ -2602,6 +2602,18 @@ def test_guard_103(question, kept):
     assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-104 (longq52's nd07, below plain BM25 under OrLog): an anaphor before a named trailing cue points back
+    ("A contractor quoted us for cavity wall insulation but that's way over our budget. What are the DIY options?",
+     ("cavity wall insulation",)),
+    ("Could you suggest a stroller that folds with one hand? We returned the Joolz because it was too heavy.",
+     ("Joolz",)),
+    ("Not sure if it's too hot or too dark for my basil. What should I change?", ()),  # a condition
+])
+def test_guard_104(question, kept):
+    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

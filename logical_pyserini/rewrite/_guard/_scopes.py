@@ -309,7 +309,12 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if tokens[i] == "and" and start < stop and tokens[start] in cues.possessives:
                 i += n  # "My brother and I broke up the band": the asker's people, no thing
                 continue
-            if tuple(tokens[i : i + n]) in cues.named_trailing and not (
+            named_cue = tuple(tokens[i : i + n]) in cues.named_trailing
+            if named_cue and start == stop == i and i - 1 > sentence_start and tokens[i - 1] in ("that", "it", "this") \
+                    and not {"if", "whether", "when", "unless"} & set(tokens[max(sentence_start, i - 4) : i - 1]):
+                start = i - 1  # "Everyone recommends spray foam insulation but that's way over our budget": it points back
+                # (not "not sure if it's too hot": a condition)
+            if named_cue and not (start == i - 1 and tokens[start] in ("that", "it", "this")) and not (
                     start < stop and _names_only(written, start, stop)
                     and not all(t in cues.loose for t in tokens[start:stop])):
                 start = _names_ending(tokens, written, sentence_start, stop, cues)
@@ -359,6 +364,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                         written, sentence_start, start, cues) or _earlier_names(tokens, written, sentence_start, cues)
             if not back and cues.place_anaphors & set(tokens[start:stop]):
                 i += n  # "steer clear of Storrs Hall - friend's wedding there was a disaster": the place named before
+                continue
+            if not back and named_cue and start == i - 1 and tokens[start] in ("that", "it", "this"):
+                i += n  # the anaphor points to nothing readable (or to what is already excluded)
                 continue
             scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
         else:
@@ -899,6 +907,8 @@ def _urged_thing(tokens: list[str], sentence_start: int, before: int, cues: _Cue
             start += 1  # "pushed very hard for an adjustable-rate mortgage"
         if tokens[start : start + 2] in (["me", "to"], ["us", "to"]):
             start += 3  # "pushing me to see"
+        elif tokens[start : start + 2] in (["me", "for"], ["us", "for"]):
+            start += 2  # "a contractor quoted us for spray foam insulation"
         elif tokens[start : start + 1] in (["by"], ["for"]):
             start += 1  # "swears by", "pushed for"
         if start < before and (tokens[start] in cues.possessives or tokens[start] in cues.determiners):
