@@ -7,7 +7,8 @@ from typing import Callable, Sequence
 
 from ...query import And, Node, Not, Term, distinct_terms, iter_terms, normalize_text
 from .._types import Rewrite
-from ._text import _Cues, _SENTENCE_END, _cues, _gerund, _match, _sentence_end, _sentences, _title_case, _words
+from ._text import (_Cues, _SENTENCE_END, _cues, _gerund, _linked_name, _match, _sentence_end, _sentences, _title_case,
+                    _words)
 from ._situations import _clause_state, _contrast, _negated_action
 from ._scopes import _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
 
@@ -175,7 +176,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
     # A scope that yields an exclusion leaves the positive text whole, cue included: its other words are filler
     # ("anything about") or shared heads the question also uses outside it ("but not award-winning *novels*").
     removed = {j for cs, ce, s, e in scopes if any(k in excluded for k in range(s, e))
-               for j in _span(lower, cs, ce, _meta_lead(lower, s, cues) if cs >= e else s, _split_close(lower, cs, e, cues))}
+               for j in _span(lower, cs, ce, _meta_lead(lower, s, cues) if cs >= e else s,
+                              _split_close(lower, cs, e, cues))}
     positive_text = " ".join(t for j, t in enumerate(tokens) if j not in removed | said and t[0].isalnum())
 
     # A vetoed exclusion's words belong to the need, but the parse read them as excluded: its structure lacks them.
@@ -245,8 +247,7 @@ def _written_name(tokens: list[str], lower: list[str], positions: list[int], wor
     for j in positions:
         k = j + len(words)
         # (a title's lower-case links inside it: "I Have a Dream", "Gone with the Wind")
-        if lower[j:k] == words and set(range(j, k)) <= at and tokens[j][:1].isupper() and tokens[k - 1][:1].isupper() \
-                and all(t[:1].isupper() or t in cues.name_links or t in cues.title_links for t in tokens[j:k]) \
+        if lower[j:k] == words and set(range(j, k)) <= at and _linked_name(tokens[j:k], cues) \
                 and ((j > 0 and tokens[j - 1] not in _SENTENCE_END)
                      or (k - j > 2 and tokens[j + 1] in cues.name_links)):  # "Wheel of Time? No thanks"
             return True

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from ._text import (_COMMA_LIKE, _Cues, _SENTENCE_END, _TOKEN, _adverb, _clause_boundary, _clause_start, _cues, _gerund,
-                    _inside, _match, _plain, _plural, _rule, _sentence_end, _title_case, _words)
+                    _inside, _linked_name, _match, _plain, _plural, _rule, _sentence_end, _title_case, _words)
 from ._situations import (_amount_qualifier, _asker_before, _asks_else, _asks_fact, _clause_state, _conditional,
                           _contrast, _described, _details_nothing, _elided_object, _feels_nothing, _findings,
                           _harms_asker, _idle_negation, _unneeded,
@@ -235,7 +235,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and not rule and not patron and _silenced(tokens, written, sentence_start, i, cues):
                 n = 0
             if n and _match(tokens, i, cues.auxiliaries) == n \
-                    and any(t in cues.possessives or t in ("he", "she", "they") for t in tokens[max(sentence_start, i - 4) : i]) \
+                    and any(t in cues.possessives or t in ("he", "she", "they")
+                            for t in tokens[max(sentence_start, i - 4) : i]) \
                     and i + n < len(tokens) and not _rule(tokens, i + n, i + n + 1, cues) \
                     and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
@@ -289,8 +290,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 while stop > start and tokens[stop - 1] in cues.verdict_leads:
                     stop -= 1
             meta = _meta_subject(tokens, start, stop, cues)
-            if meta is None and tuple(tokens[i : i + n]) in cues.meta_verdicts and _meta_lead(tokens, start, cues) == start:
-                i += n  # "the ibuprofen won't help" tells of a remedy; "Answers that just say Bessel won't help" excludes
+            if meta is None and tuple(tokens[i : i + n]) in cues.meta_verdicts \
+                    and _meta_lead(tokens, start, cues) == start:
+                i += n  # "ibuprofen won't help" tells of a remedy; "Answers that just say Bessel won't help" excludes
                 continue
             if verdict and meta is None and start < stop and tokens[start] in cues.determiners \
                     and all(w.islower() for w in written[start + 1 : stop]):
@@ -310,11 +312,14 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 i += n  # "My brother and I broke up the band": the asker's people, no thing
                 continue
             named_cue = tuple(tokens[i : i + n]) in cues.named_trailing
-            if named_cue and start == stop == i and i - 1 > sentence_start and tokens[i - 1] in ("that", "it", "this") \
-                    and not {"if", "whether", "when", "unless"} & set(tokens[max(sentence_start, i - 4) : i - 1]):
-                start = i - 1  # "Everyone recommends spray foam insulation but that's way over our budget": it points back
-                # (not "not sure if it's too hot": a condition)
-            if named_cue and not (start == i - 1 and tokens[start] in ("that", "it", "this")) and not (
+            # "Everyone recommends spray foam insulation but that's way over our budget": a lone anaphor points back
+            # (not "not sure if it's too hot": a condition)
+            lone_anaphor = named_cue and start == stop == i and i - 1 > sentence_start \
+                and tokens[i - 1] in ("that", "it", "this") \
+                and not {"if", "whether", "when", "unless"} & set(tokens[max(sentence_start, i - 4) : i - 1])
+            if lone_anaphor:
+                start = i - 1
+            if named_cue and not lone_anaphor and not (
                     start < stop and _names_only(written, start, stop)
                     and not all(t in cues.loose for t in tokens[start:stop])):
                 start = _names_ending(tokens, written, sentence_start, stop, cues)
@@ -365,7 +370,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if not back and cues.place_anaphors & set(tokens[start:stop]):
                 i += n  # "steer clear of Storrs Hall - friend's wedding there was a disaster": the place named before
                 continue
-            if not back and named_cue and start == i - 1 and tokens[start] in ("that", "it", "this"):
+            if not back and lone_anaphor:
                 i += n  # the anaphor points to nothing readable (or to what is already excluded)
                 continue
             scopes.append((i, i + n, *back) if back else (i, i + n, start, stop))
@@ -480,7 +485,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 # "prefer not to receive further material concerning X": the receiving goes with them
                 lead = 2 if tokens[i + n : i + n + 1] == ["to"] and i + n + 1 < end \
                     and tokens[i + n + 1] in cues.reading else 0
-                lead += int(i + n + lead < end and tokens[i + n + lead] in ("further", "more", "any", "additional", "the"))
+                lead += int(i + n + lead < end
+                            and tokens[i + n + lead] in ("further", "more", "any", "additional", "the"))
                 if not verb and i + n + lead + 1 < end and tokens[i + n + lead] in cues.meta_nouns:
                     link = _match(tokens, i + n + lead + 1, cues.meta_links)
                     verb = lead + 1 + link if link and i + n + lead + 1 + link < end else 0
@@ -1340,11 +1346,8 @@ def _fragment_names(written: list[str], ps: int, i: int) -> tuple[int, int] | No
     names ("AirAsia? never again.", "UPPAbaby? no thanks", "Crunchyroll, been there done that"), else None."""
     if 0 < i - 1 - ps <= 3 and _names_only(written, ps, i - 1):
         return ps, i - 1
-    cues = _cues()  # one title with its links: "Wheel of Time? No thanks"
-    words = written[ps : i - 1]
-    if 2 < len(words) <= 5 and words[0][:1].isupper() and words[-1][:1].isupper() \
-            and all(w[:1].isupper() or w in cues.name_links or w in cues.title_links for w in words):
-        return ps, i - 1
+    if 2 < i - 1 - ps <= 5 and _linked_name(written[ps : i - 1], _cues()):
+        return ps, i - 1  # one title with its links: "Wheel of Time? No thanks"
     return None
 
 

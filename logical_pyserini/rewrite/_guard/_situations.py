@@ -761,7 +761,8 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
     if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
         return True
     if i + 2 < len(tokens) and tokens[i + 1] in ("ever", "even", "once", "really", "actually") \
-            and _gerund(tokens[i + 2], cues) and not {tokens[i + 2][:-3], tokens[i + 2][:-3] + "e"} & cues.content_verbs:
+            and _gerund(tokens[i + 2], cues) \
+            and not {tokens[i + 2][:-3], tokens[i + 2][:-3] + "e"} & cues.content_verbs:
         return True  # "moves between a dozen lives without ever losing the thread": how it is done
     start = next((j + 1 for j in range(i - 1, -1, -1) if not tokens[j][0].isalnum()), 0)
     if 1 < i - start <= 4 and _gerund(tokens[start], cues) and tokens[start] not in cues.loose \

@@ -453,8 +453,10 @@ _BAD_TASTE = re.compile(r"(?:\bwith\s+)?\b(%s)\s+(left\s+(?:a\s+|such\s+a\s+)?(?
 # A name that keeps coming up and is then turned down ("Kombucha keeps popping up on my feed but honestly it's just
 # not for me", "Copper tape keeps being suggested but we already tried it").
 _PUSHED_NOT_FOR = re.compile(r"\b([A-Z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,3}?)(\s+keeps?\s+(?:popping up|coming up|"
-                             r"showing up|getting recommended|being recommended|getting suggested|being suggested)\b[^.!?]{0,80}?\b(?:but|and)\b[^.!?]{0,40}?"
-                             r"\b(?:not\s+for\s+(?:me|us)|(?:we|I)(?:'ve|\s+have)?\s+already\s+tried\s+(?:it|that|them))\b)")
+                             r"showing up|getting recommended|being recommended|getting suggested|being suggested)\b"
+                             r"[^.!?]{0,80}?\b(?:but|and)\b[^.!?]{0,40}?"
+                             r"\b(?:not\s+for\s+(?:me|us)|(?:we|I)(?:'ve|\s+have)?\s+already\s+tried\s+"
+                             r"(?:it|that|them))\b)")
 _CROSSED_OFF = re.compile(r"\b(cross(?:es|ed|ing)?\s+off)\s+(?:the\s+)?(%s(?:\s+(?:and|or)\s+%s)?)" % (_NAME, _NAME))
 _BAD_MEMORY = re.compile(r"\b([Aa]fter\s+(?:the|that|our|my)\s+)(%s)(\s+(?:disaster|fiasco|debacle|mess|nightmare|"
                          r"saga|shambles)\b)" % _NAME)
@@ -920,6 +922,13 @@ def _names_a_thing(written: list[str], start: int, end: int) -> bool:
     """True when a word of ``written[start:end]`` is capitalised: a name is a thing to leave out, whatever the
     shape around it says ("trees that can't be found in Canada", "I'm not using LegalZoom")."""
     return any(w[:1].isupper() for w in written[start:end])
+
+
+def _linked_name(words: list[str], cues: _Cues) -> bool:
+    """True when ``words`` (as written) read as one name with its lower-case links: the first and last capitalised,
+    each other word capitalised or one of ``name_links`` / ``title_links`` ("Wheel of Time", "I Have a Dream")."""
+    return bool(words) and words[0][:1].isupper() and words[-1][:1].isupper() \
+        and all(w[:1].isupper() or w in cues.name_links or w in cues.title_links for w in words)
 
 
 def _inside(token: str, cues: _Cues) -> bool:
