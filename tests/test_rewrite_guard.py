@@ -16,6 +16,11 @@ def _rw(question: str, query: str, source: str = "llm") -> Rewrite:
     return Rewrite.from_tree(question, parse_query(query), source)
 
 
+def _kept(question: str) -> tuple[str, ...]:
+    """The exclusions the default guard (``propose``) keeps for the rules rewrite of ``question``."""
+    return guard_decision(RuleRewriter().rewrite(question), propose=True).kept
+
+
 def _scope_texts(question: str, lower: bool = True) -> list[str]:
     """The words of each exclusion scope, read from the guard's own tokens (so positions line up)."""
     tokens, scopes, _ = _scoped_tokens(question)
@@ -234,7 +239,7 @@ def test_relative_and_anaphoric_exclusions_find_the_excluded_thing(question, exc
     "Advice on setting aside money for a first home",
 ])
 def test_no_anaphoric_exclusion_without_a_named_subject_and_a_bare_anaphor(question):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == ()
+    assert _kept(question) == ()
 
 
 @pytest.mark.parametrize("question, query", [
@@ -317,9 +322,9 @@ def test_a_weak_cue_before_a_verb_and_a_pronoun_excludes_nothing(question, scope
 
 def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_only():
     q = "Roses are on every fence in my street, so I'd love climbing plants other than roses."
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("roses",)
+    assert _kept(q) == ("roses",)
     # after a weak cue the same shape is a contrast, not an exclusion of the whole topic
-    assert guard_decision(RuleRewriter().rewrite("Books from Iceland that aren't about Iceland"), propose=True).kept == ()
+    assert _kept("Books from Iceland that aren't about Iceland") == ()
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -329,14 +334,14 @@ def test_an_exclusion_named_outside_its_scope_too_is_kept_after_a_strong_cue_onl
     ("Hotels in Rome, excluding the Trastevere\u2013Testaccio area", ("Trastevere Testaccio area",)),  # joined
 ])
 def test_a_dash_between_clauses_ends_an_exclusion_scope(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_a_question_about_a_fact_stays_one_although_it_opens_like_a_request():
     # "Can anyone ..." asks for something; "Can cats ..." asks whether something is so.
-    assert guard_decision(RuleRewriter().rewrite("Can cats see in the dark without any light?"), propose=True).kept == ()
+    assert _kept("Can cats see in the dark without any light?") == ()
     q = "Can someone find articles on tidal energy without Norway?"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Norway",)
+    assert _kept(q) == ("Norway",)
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -400,9 +405,9 @@ def test_guard_13_cues_lists_and_situations(question, scoped):
 
 def test_a_shouted_weak_cue_keeps_an_exclusion_named_elsewhere_too():
     q = "knitting for beginners - NOT crochet, my aunt keeps sending me crochet videos"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("crochet",)
+    assert _kept(q) == ("crochet",)
     q = "knitting for beginners - not crochet, my aunt keeps sending me crochet videos"  # a contrast, as before
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+    assert _kept(q) == ()
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -431,7 +436,7 @@ def test_guard_14_cues_and_anaphors(question, scoped):
 
 def test_an_anaphor_after_an_exclusion_of_its_sentence_points_to_that_one():
     q = "wedding venues in the Cotswolds - barns are so overdone, so none of those please"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("barns",)
+    assert _kept(q) == ("barns",)
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -455,7 +460,7 @@ def test_guard_15_manner_demonstratives_and_conditions(question, scoped):
 
 def test_a_number_word_is_not_kept_in_an_exclusion():
     q = "credit cards for a first score, already read a million articles on secured cards"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("secured",)
+    assert _kept(q) == ("secured",)
 
 
 def test_an_anaphor_never_points_to_i():
@@ -653,7 +658,7 @@ def test_guard_21_property_questions_states_and_anaphors(question, scoped):
 
 def test_so_no_after_a_premise_excludes_what_the_premise_named():
     q = "I did keto for three months and hated it, so no keto please. What diets work for shift workers?"
-    assert "keto" in guard_decision(RuleRewriter().rewrite(q), propose=True).kept
+    assert "keto" in _kept(q)
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -930,7 +935,7 @@ def test_guard_32_status_events_skills_and_exceptions(question, scoped):
 
 def test_guard_32_yet_names_nothing():
     q = "coach said my sprint speed isnt there yet. what drills help?"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+    assert _kept(q) == ()
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -1118,7 +1123,7 @@ def test_guard_41_reports_others_and_attributes(question, scoped):
 
 def test_guard_41_no_errors_in_a_log_is_a_symptom_not_an_exclusion():
     q = "my react app works fine locally but after deploying the page is blank, no errors in the build log. any idea?"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+    assert _kept(q) == ()
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -1145,7 +1150,7 @@ def test_guard_42_rules_objects_and_absences(question, scoped):
 
 def test_guard_42_a_thing_after_the_asker_is_the_exclusion():
     q = "I want to do it myself at the office. Please not to recommend me gestorias, they lost my papers."
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("gestorias",)
+    assert _kept(q) == ("gestorias",)
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -1216,7 +1221,7 @@ def test_guard_45_situations_asked_lists_and_idioms(question, scoped):
 ])
 def test_guard_45_each_listed_item_is_its_own_not(question, kept):
     """A rewrite's NOT that runs stated items together ("mushrooms olives") gives way to the items."""
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -1274,7 +1279,7 @@ def test_guard_47_providers_rules_doubts_and_new_cues(question, scoped):
      ("oath ceremony",)),
 ])
 def test_guard_47_kept(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_guard_48_a_model_not_is_not_confirmed_by_sick_or_a_count_of_none():
@@ -1374,7 +1379,7 @@ def test_guard_51_states_rejections_and_tried_things(question, scoped):
     ("need a wireless mouse for mac, the logitech one i had broke in a month so not that one again", ()),
 ])
 def test_guard_51_kept(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, scoped", [
@@ -1421,7 +1426,7 @@ def test_guard_52_states_told_wishes_and_complaints(question, scoped):
 
 def test_guard_52_a_time_phrase_ends_a_tried_thing():
     q = "I tried propranolol back in 2019 and it made me so exhausted, so that is a hard no for me"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("propranolol",)
+    assert _kept(q) == ("propranolol",)
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1444,7 +1449,7 @@ def test_guard_52_a_time_phrase_ends_a_tried_thing():
     ("superhero films for a 10 year old, no Marvel please", ("Marvel",)),
 ])
 def test_guard_53_symptom_lists_observations_and_changes_of_state(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1463,7 +1468,7 @@ def test_guard_53_symptom_lists_observations_and_changes_of_state(question, kept
     ("We stayed at the Hilton in Paris last year, what are good restaurants nearby?", ()),
 ])
 def test_guard_53_what_the_asker_has_done_before_asking_for_something_new(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1477,7 +1482,7 @@ def test_guard_53_what_the_asker_has_done_before_asking_for_something_new(questi
     ("NO IKEA furniture please, solid wood desks for a home office", ("IKEA furniture",)),
 ])
 def test_guard_53_conditions_hedges_and_shouted_symptoms(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1487,7 +1492,7 @@ def test_guard_53_conditions_hedges_and_shouted_symptoms(question, kept):
     ("My employer doesn't offer a 401k match. Which brokerages are reasonable?", ()),
 ])
 def test_guard_53_a_sentence_opening_provider(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1502,7 +1507,7 @@ def test_guard_53_a_sentence_opening_provider(question, kept):
     ("I don't want to read any Stephen King, suggest horror novels", ("Stephen King",)),
 ])
 def test_guard_54_symbol_cues_and_infinitive_tastes(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1521,7 +1526,7 @@ def test_guard_54_symbol_cues_and_infinitive_tastes(question, kept):
     ("After reading the reviews I'm not using LegalZoom for any of it. How do I find a lawyer?", ("LegalZoom",)),
 ])
 def test_guard_55_a_negated_copula_describes_the_story(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1535,7 +1540,7 @@ def test_guard_55_a_negated_copula_describes_the_story(question, kept):
     ("Dashboard in Python, I don't want to write JavaScript by hand", ("write JavaScript hand",)),
 ])
 def test_guard_55_wished_away_actions(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1552,7 +1557,7 @@ def test_guard_55_wished_away_actions(question, kept):
      ("Joe Rogan", "Call Her Daddy")),
 ])
 def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1567,7 +1572,7 @@ def test_guard_55_so_over_and_a_wish_ending_the_list(question, kept):
      ("going through LegalZoom",)),
 ])
 def test_guard_55_a_list_of_states(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1582,7 +1587,7 @@ def test_guard_55_a_list_of_states(question, kept):
     ("please leave pesticides out of it, organic aphid control", ("pesticides",)),
 ])
 def test_guard_55_smells_manners_amounts_and_counts(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1599,7 +1604,7 @@ def test_guard_55_smells_manners_amounts_and_counts(question, kept):
      ("recruitment agency",)),
 ])
 def test_guard_56_knowledge_people_symptoms_and_owned_names(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1613,7 +1618,7 @@ def test_guard_56_knowledge_people_symptoms_and_owned_names(question, kept):
     ("houseplants for a room that gets little light, no cacti please", ("cacti",)),
 ])
 def test_guard_56_what_is_received_and_felt(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1633,7 +1638,7 @@ def test_guard_56_what_is_received_and_felt(question, kept):
     ("My vet suggested fluoxetine but honestly I'd rather not medicate him unless it's the last resort", ()),
 ])
 def test_guard_57_rather_not_and_pointing_class_nouns(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1659,7 +1664,7 @@ def test_guard_57_rather_not_and_pointing_class_nouns(question, kept):
     ("romcoms on netflix that arent christmas ones", ("christmas",)),
 ])
 def test_guard_58_situations(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1679,7 +1684,7 @@ def test_guard_58_situations(question, kept):
     ("Best Budget Laptops Not Made By Apple", ("Apple",)),
 ])
 def test_guard_58_names(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1691,7 +1696,7 @@ def test_guard_58_names(question, kept):
     ("Holiday ideas, and we don't want to go to Spain again", ("Spain",)),
 ])
 def test_guard_59_how_someone_is(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1705,7 +1710,7 @@ def test_guard_59_how_someone_is(question, kept):
     ("florida theme parks other than disney kids 8 and 11", ("disney kids 8 11",)),
 ])
 def test_guard_60_and_joins_two_things(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1715,7 +1720,7 @@ def test_guard_60_and_joins_two_things(question, kept):
     ("Cheap family dinners. I'm sick of chicken breast every night.", ("chicken breast",)),
 ])
 def test_guard_61_every_day_says_when(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 CARE_HOME = ("my dad is 84 and lives on his own and he's getting forgetful, he wants to stay in his own home so "
@@ -1770,7 +1775,7 @@ def test_phrases_leave_other_exclusions_alone(question, kept):
      "personal reasons.", ("Tobacco", "oil companies")),
 ])
 def test_guard_62(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1780,13 +1785,13 @@ def test_guard_62(question, kept):
     ("I would prefer to avoid going to court if at all possible. How do small claims mediations work?", ("court",)),
 ])
 def test_guard_63(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_guard_64_fronted_object():
     q = ("I have about 20 years of family photos scattered across old laptops. Which cloud storage service should I "
          "use? Google Photos I refuse to use after their storage policy change.")
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Google",)
+    assert _kept(q) == ("Google",)
     assert guard_decision(RuleRewriter().rewrite(q), propose=True, phrases=True).kept == ("Google Photos",)
     # a pronoun subject with a forward object keeps reading forward
     assert guard_decision(RuleRewriter().rewrite("Cloud storage for photos. I refuse to use Dropbox."),
@@ -1827,7 +1832,7 @@ def test_guard_64_fronted_object():
     ("I tried a latex pillow and loved it. Latex-free mattresses without memory foam?", ("memory foam",)),
 ])
 def test_guard_65(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1864,15 +1869,15 @@ def test_guard_65(question, kept):
     ("Resorts for couples, no kids", ("kids",)),
 ])
 def test_guard_66(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_guard_67_recommended_too_often():
     q = "I need a new metroidvania like Hollow Knight. Silksong keeps getting recommended to me, please stop."
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ("Silksong",)
+    assert _kept(q) == ("Silksong",)
     # what keeps being suggested to a device is a symptom: the cue needs "to me" / "to us"
     q = "Why does my phone keep getting suggested updates that never install?"
-    assert guard_decision(RuleRewriter().rewrite(q), propose=True).kept == ()
+    assert _kept(q) == ()
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1882,7 +1887,7 @@ def test_guard_67_recommended_too_often():
     ("I tried restarting it but no, it still won't connect. Why does my printer drop wifi?", ()),  # no name
 ])
 def test_guard_68(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1898,7 +1903,7 @@ def test_guard_68(question, kept):
     ("My divorce was messy and I'd rather not go there, but which co-parenting apps work?", ()),
 ])
 def test_guard_69(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1941,7 +1946,7 @@ def test_guard_69(question, kept):
     ("1960's drama films about violence but not legal.", ('legal',)),
 ])
 def test_guard_70(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -1994,7 +1999,7 @@ def test_guard_70(question, kept):
     ("Picture books for adults, novels that aren't illustrated", ('illustrated',)),
 ])
 def test_guard_71(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2006,7 +2011,7 @@ def test_guard_71(question, kept):
      "schools?", ("Antigua",)),
 ])
 def test_guard_72(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2015,7 +2020,7 @@ def test_guard_72(question, kept):
     ("I can't do squats, alternatives?", ("squats",)),
 ])
 def test_guard_73(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2031,7 +2036,7 @@ def test_guard_73(question, kept):
     ("I had a Dell XPS 13 and the keyboard died twice, so not that model. Laptops for coding?", ("Dell XPS 13",)),
 ])
 def test_guard_74(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2042,7 +2047,7 @@ def test_guard_74(question, kept):
      "check real coverage at an address?", ("Verizon",)),
 ])
 def test_guard_75(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2094,7 +2099,7 @@ def test_guard_75(question, kept):
      ("quinoa",)),
 ])
 def test_guard_76(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2108,7 +2113,7 @@ def test_guard_76(question, kept):
     ("hey all. moving house again next month, honestly i'm done with it. packing tips?", ()),
 ])
 def test_guard_77(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2120,7 +2125,7 @@ def test_guard_77(question, kept):
     ("Dinner ideas. No meat, we're vegetarian.", ("meat",)),
 ])
 def test_guard_78(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2152,7 +2157,7 @@ def test_guard_78(question, kept):
     ("pop punk bands like Paramore but not Fall Out Boy", ("Fall Out Boy",)),
 ])
 def test_guard_79(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2183,7 +2188,7 @@ def test_guard_79(question, kept):
      "not for us anymore. Portuguese route guides?", ("Camino Frances",)),
 ])
 def test_guard_80(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2196,7 +2201,7 @@ def test_guard_80(question, kept):
     ("I looked at Monday.com but the per-seat pricing is way too expensive. Project tools?", ()),
 ])
 def test_guard_81(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2208,7 +2213,7 @@ def test_guard_81(question, kept):
     ("My daughter loves her piano teacher. I'm honestly done arguing with her about practice. Motivation tips?", ()),
 ])
 def test_guard_82(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2219,7 +2224,7 @@ def test_guard_82(question, kept):
     ("I know about Stoicism already, other philosophy intros?", ("Stoicism",)),
 ])
 def test_guard_83(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2260,7 +2265,7 @@ def test_guard_83(question, kept):
     ("Why is my cough worse at night? Is it asthma or something else?", ()),
 ])
 def test_guard_84(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the_question_as_typed():
@@ -2270,11 +2275,11 @@ def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the
     d = guard_decision(RuleRewriter().rewrite(q), propose=True)
     assert d.mode == "plain" and d.kept == () and d.tree == Term(normalize_text(q))
     listed = "Help with his speech.\nAlready tried:\n- Servox\n- a booklet\nWe live in Wales"
-    assert guard_decision(RuleRewriter().rewrite(listed), propose=True).kept == ("Servox", "booklet")
+    assert _kept(listed) == ("Servox", "booklet")
     # guard-89: the same list on one line, as a topic file writes it; a long description stays a positive
     one_line = ("Help with his speech. What we have already tried: - the speech therapy booklet from the hospital - "
                 "Servox (too robotic) We live in Wales.")
-    assert guard_decision(RuleRewriter().rewrite(one_line), propose=True).kept == ("Servox",)
+    assert _kept(one_line) == ("Servox",)
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2288,7 +2293,7 @@ def test_guard_reads_an_unpunctuated_line_end_as_a_sentence_end_but_searches_the
      ("Stuff You Should Know",)),
 ])
 def test_guard_86(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2328,7 +2333,7 @@ def test_guard_86(question, kept):
     ("tbh it was mid. Better horror films?", ()),
 ])
 def test_guard_88(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2355,7 +2360,7 @@ def test_guard_88(question, kept):
     ("my daughter read Nobody Gets Lost and wants to try orienteering period I know nothing about it period", ()),
 ])
 def test_guard_91(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2379,7 +2384,7 @@ def test_guard_91(question, kept):
     ("a query builder for Node excluding Knex", ("Knex",)),  # a name after the operation is still left out
 ])
 def test_guard_92(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2405,7 +2410,7 @@ def test_guard_92(question, kept):
      ("Dozewell",)),
 ])
 def test_guard_93(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2417,7 +2422,7 @@ def test_guard_93(question, kept):
     ("no horror films like the ones my brother likes", ("horror films brother likes",)),  # no name: as before
 ])
 def test_guard_94(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2431,7 +2436,7 @@ def test_guard_94(question, kept):
     ("my kids have no interest in Lego, other toys?", ("Lego",)),
 ])
 def test_guard_95(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2441,7 +2446,7 @@ def test_guard_95(question, kept):
     ("crossing off the days on the calendar, advent ideas for kids", ()),
 ])
 def test_guard_96(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2466,7 +2471,7 @@ def test_guard_96(question, kept):
     ("Remove duplicates from a list in Python", ()),
 ])
 def test_guard_97(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2481,7 +2486,7 @@ def test_guard_97(question, kept):
     ("a reliable family SUV, we don't need anything with a third row", ()),  # a requirement relaxed
 ])
 def test_guard_97_earlier_misses(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2499,7 +2504,7 @@ def test_guard_97_earlier_misses(question, kept):
     ("how the Soviet bloc answered by skipping Los Angeles in 1984", ()),  # an act told, no wish
 ])
 def test_guard_98(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2520,7 +2525,7 @@ def test_guard_98(question, kept):
     ("language learning apps, Duolingo excluded please", ("Duolingo",)),
 ])
 def test_guard_99(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2546,7 +2551,7 @@ def test_guard_99(question, kept):
     ("Can someone explain whether the moon is actually moving away from Earth?", ()),
 ])
 def test_guard_100(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2567,7 +2572,7 @@ def test_guard_100(question, kept):
     ("Not Without My Daughter - is it a true story?", ()),
 ])
 def test_guard_101(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2589,7 +2594,7 @@ def test_guard_101(question, kept):
      ("Copper tape",)),
 ])
 def test_guard_102(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2599,7 +2604,7 @@ def test_guard_102(question, kept):
     ("family hotels in Crete, somewhere without big crowds?", ("big crowds",)),
 ])
 def test_guard_103(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 @pytest.mark.parametrize("question, kept", [
@@ -2611,7 +2616,7 @@ def test_guard_103(question, kept):
     ("Not sure if it's too hot or too dark for my basil. What should I change?", ()),  # a condition
 ])
 def test_guard_104(question, kept):
-    assert guard_decision(RuleRewriter().rewrite(question), propose=True).kept == kept
+    assert _kept(question) == kept
 
 
 def test_guard_lists_have_no_duplicate_keys():
