@@ -509,6 +509,7 @@ def test_every_cue_list_lands_in_its_own_field():
     assert "without" in c.manner and "mentioning" in c.topic_gerunds and "that" in c.demonstratives
     assert "eat" not in c.possession and "has" in c.possession and "like" in c.preference_verbs
     assert ("even", "though") in c.background and "rather" in c.preference and "from" in c.trailing_not_before
+    assert "fortune" in c.cost_words and "obviously" in c.comment_adverbs and "fortune" not in c.comment_adverbs
 
 
 def test_a_need_verb_may_take_an_adverb_before_without():
@@ -2616,6 +2617,40 @@ def test_guard_103(question, kept):
     ("Not sure if it's too hot or too dark for my basil. What should I change?", ()),  # a condition
 ])
 def test_guard_104(question, kept):
+    assert _kept(question) == kept
+
+
+@pytest.mark.parametrize("question, kept", [
+    # guard-105 (spoken and chat requests): a run-on text's next clause ends the scope
+    ("soup recipes for a potluck no coriander the host hates it", ("coriander",)),
+    ("sunscreen for oily skin w/o oxybenzone it breaks me out", ("oxybenzone",)),
+    ("trail shoes for wide feet uh skip the speedgoat my last pair gave me blisters", ("speedgoat",)),
+    ("tapas in seville not el rinconcillo the queue is crazy", ("el rinconcillo",)),
+    ("ferry from athens to paros but not seajets uh the fast boat makes me seasick", ("seajets",)),
+    # ... but a verb's own object, a relative clause or a title is no new clause
+    ("any advice for a toddler who won't settle that isn't cry it out?", ()),  # not "cry" alone
+    ("I want to fix it myself and not make it worse. Which glue works on ceramic?", ()),
+    ("Novels not set in the 1930s that are about poverty", ("set 1930s",)),
+    # requests, spoken self-corrections and permissions
+    ("i wanted to bring Azul but my husband said no Azul pls, what else is quick to teach?", ("Azul",)),
+    ("book a table at Nopi, no wait, not that one either, somewhere quieter in Soho", ("Nopi",)),
+    ("don't mind 26 or 27.5 inch wheels, just want a hardtail that climbs well", ()),
+    ("our dog never barked at night before, like not once in six years. what changed?", ()),
+    ("best way to heat a garden office without spending silly money", ()),
+    # replacements and failures
+    ("We're migrating off Zoho Books. Which accounting tools handle multi-currency well?", ("Zoho Books",)),
+    ("I need a break from hibiscus in the evenings. What other herbal teas have depth?", ("hibiscus",)),
+    ("We've outgrown Trello. Need something with dependencies and time tracking.", ("Trello",)),
+    ("If not Shotcut then what? Need an editor that handles proxies.", ("Shotcut",)),
+    ("hand cream for cracked knuckles, the neutrogena one did literally nothing for me", ("neutrogena",)),
+    ("ocr for handwritten notes, tesseract didnt work at all on my scans", ("tesseract",)),
+    ("running socks for blisters, balega can take a hike they slide around", ("balega",)),
+    # asked verdicts, states and asides
+    ("should I hire a tax adviser or is that a waste of money for a sole trader?", ()),
+    ("christmas with the in-laws, they're like NOT gamers at all, what's easy to teach?", ()),
+    ("I've already read Jonathan Strange obviously and also Piranesi, what's similar?", ("Jonathan Strange",)),
+])
+def test_guard_105(question, kept):
     assert _kept(question) == kept
 
 

@@ -10,7 +10,7 @@ from .._types import Rewrite
 from ._text import (_Cues, _SENTENCE_END, _cues, _gerund, _linked_name, _match, _sentence_end, _sentences, _title_case,
                     _words)
 from ._situations import _clause_state, _contrast, _negated_action
-from ._scopes import _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
+from ._scopes import _courtesy_after, _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
 
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
@@ -107,7 +107,8 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         stated = []  # (the scope's item span, after a weak cue?, named words, those not shared with the question)
         for cs, ce, start, end in scopes:
             # "so definitely not the Tour du Mont Blanc again": a repeat refused, not a contrast with the request
-            weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1]
+            weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1] \
+                and not (lower[cs] == "no" and _courtesy_after(lower, ce, cues))  # "said no Cascadia pls"
             items = (x for it in _items(lower, start, end, cues)
                      for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
             for item in items:

@@ -212,8 +212,13 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and not _contrast(tokens, written, i, i + n, cues):
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
+            if n and kind == "weak" and tokens[i] == "no" and _courtesy_after(tokens, i + n, cues):
+                kind = "strong"  # "... but my wife said no Cascadia pls": a request, whatever came before
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
+            if n and tokens[i] == "without" and i + 1 < len(tokens) and tokens[i + 1] in ("spending", "paying") \
+                    and any(t in cues.cost_words or t[:1].isdigit() for t in tokens[i + 2 : i + 5]):
+                n = 0  # "without spending silly money", "without paying a fortune": how much, no thing
             if n and _weak_names_nothing(tokens, written, sentence_start, i, n, cues):
                 n = 0  # "it wasn't that catastrophic", "no employees until now", "WHERE NOT EXISTS"
             m = _match(tokens, i + n, cues.understatements) if n and tokens[i] == "not" else 0
@@ -381,7 +386,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             while end < len(tokens) and end < item + cues.max_scope_words \
                     and not _match(tokens, end, cues.stops) and not _time_phrase(tokens, end, cues) \
                     and not (end > i + n and tokens[end - 1] == "," and tokens[end] in cues.wish) \
-                    and not _whence(tokens, i + n, end) and not _new_clause(tokens, i + n, end, cues) and (
+                    and not _whence(tokens, i + n, end) and not _new_clause(tokens, i + n, end, cues, written) and (
                     _inside(tokens[end], cues) or _relative_after_filler(tokens, i + n, end, cues)
                     # a title that holds a boundary word: "excluding I Have a Dream", "The Girl Who Played with Fire"
                     or (tokens[end][:1].isalpha() and written[end][:1].isupper()
@@ -409,6 +414,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
+            while end > i + n + 1 and tokens[end - 1] in cues.comment_adverbs and written[end - 1].islower():
+                end -= 1  # "already read Piranesi obviously and ...": the comment is no part of the name
             if i == 0 and end == len(tokens) and end - n > 2 and keywords:
                 # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
                 # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
@@ -576,7 +583,9 @@ def _and_in_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
     return 0 < k - j <= 3 and (k == len(tokens) or not tokens[k][0].isalnum() or tokens[k] in cues.relative
                                or tokens[k] in ("please", "pls", "plz", "thanks", "thx")) \
         and tokens[j] not in (
-        cues.prepositions | cues.personal | cues.ignore)
+        cues.prepositions | cues.personal | cues.ignore) \
+        and tokens[j + 1 : j + 2] not in (["something"], ["anything"], ["somewhere"], ["someone"], ["somebody"])
+    # ("a break from Prodigy and find something else": a verb with an indefinite object opens the next wish)
 
 
 def _comma_list(tokens: list[str], item: int, at: int, cues: _Cues) -> bool:
@@ -937,8 +946,11 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
     """True when the cue at ``i`` (``n`` tokens, of ``kind``) and its forward scope up to ``end`` name no thing to
     leave out: a verb done to something named elsewhere, a fact, a state, a symptom, a rule or doubt asked about,
     what the asker fears for, a direction; each shape below says which."""
+    # a subject pronoun that opens the next clause of a run-on text is no object: "w/o niacinamide it makes me ..."
+    act_end = end - 1 if end < len(tokens) and tokens[end] in _SUBJECTS and _new_clause(tokens, i + n, end, cues) \
+        else end
     return bool(((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
-         and _negated_action(tokens, written, i + n, end, cues))
+         and _negated_action(tokens, written, i + n, act_end, cues))
         or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
         or (kind in ("weak", "strong") and _states_fact(tokens, written, i, n, end, cues))
         or (kind == "strong" and _own_thing(tokens, i + n, cues))
@@ -1057,7 +1069,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
             and _gerund(tokens[i + n + 1 + int(tokens[i + n + 1] == "with")], cues))
         # "I don't want anything that isn't vegan": the negations cancel, vegan is asked for
         or (i + n + 2 < end and _negated_relative(tokens, i + n, cues))
-        or ((kind == "weak" or _match(tokens, i, cues.contrast) == n)
+        # (a shouted "NOT" too: "they're like NOT gamers at all" says how the in-laws are)
+        or ((kind == "weak" or _match(tokens, i, cues.contrast) == n or written[i : i + n] == ["NOT"])
             and _negated_state(tokens, written, i, n, end, cues))
         or (kind == "weak" and (_described(tokens, written, i, n, end, cues)
                                 or _listed_state(tokens, written, i, n, end, cues)))
@@ -1298,13 +1311,63 @@ def _time_passing(tokens: list[str], at: int, cues: _Cues) -> bool:
         and any(re.sub(r"s$", "", t) in cues.time_words for t in tokens[at:to])
 
 
-def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues) -> bool:
-    """True when "my" / "our" at ``at``, after a scope's first words, opens a clause of its own in a run-on text:
-    "games like minecraft but not brawl stars my little brother wont stop playing it", "no nuts my son is allergic"
-    (a verb follows within four words; not "excluding my sister's favourite band")."""
-    return at > start and tokens[at] in ("my", "our") and any(
+def _courtesy_after(tokens: list[str], start: int, cues: _Cues) -> bool:
+    """True when one to three words from ``start`` end with a courtesy word: "no Cascadia pls", "no onions please"."""
+    j = start
+    while j < len(tokens) and j < start + 3 and _inside(tokens[j], cues) and tokens[j] not in _COURTESY:
+        j += 1
+    return start < j < len(tokens) and tokens[j] in _COURTESY
+
+
+_COURTESY = ("please", "pls", "plz", "plse")
+_SUBJECTS = ("it", "i", "she", "he", "they", "we")
+
+
+def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: list[str] | None = None) -> bool:
+    """True when the word at ``at``, after a scope's first words, opens a clause of its own in a run-on text:
+    "my" / "our" before a verb within four words ("games like minecraft but not brawl stars my little brother wont
+    stop playing it", "no nuts my son is allergic", "skip the hoka arahi my last pair gave me shin splints"; not
+    "excluding my sister's favourite band"); lower-case "the" and one or two nouns before a copula, an auxiliary or
+    a verb with an object pronoun ("not da michele the queue is crazy", "no ginger beer the mom to be hates it"; not
+    "not set in the 1930s that are about poverty", "The Rest Is History"); a subject pronoun before a finite verb
+    ("w/o niacinamide it makes me flare up"; not "cry it out", "not make it worse", "without anything it would
+    need")."""
+    if at <= start or at + 1 >= len(tokens):
+        return False
+    nxt = tokens[at + 1]
+    if tokens[at] in _SUBJECTS:
+        return _inside(tokens[at - 1], cues) and tokens[at - 1] not in cues.prepositions \
+            and tokens[at - 1] not in cues.relative and _finite(nxt, cues)
+    if tokens[at] == "the":
+        if written is not None and written[at + 1][:1].isupper():
+            return False
+        for j in range(at + 2, min(at + 5, len(tokens))):
+            if not _inside(tokens[j - 1], cues) or tokens[j - 1] in cues.relative \
+                    or (tokens[j - 1] in cues.prepositions and tokens[j - 1 : j + 1] != ["to", "be"]) \
+                    or tokens[j - 1] in cues.personal or tokens[j - 1] in _SUBJECTS:  # ("the mom to be hates it")
+                return False
+            if tokens[j] in cues.copulas or _match(tokens, j, cues.auxiliaries) \
+                    or (j + 1 < len(tokens) and tokens[j + 1] in cues.objects and tokens[j].endswith("s")
+                        and not tokens[j].endswith("ss")):
+                return True
+        return False
+    return tokens[at] in ("my", "our") and any(
         tokens[j] in cues.copulas or _match(tokens, j, cues.auxiliaries) or tokens[j] in ("wont", "cant", "dont")
+        or (j + 1 < len(tokens) and tokens[j + 1] in ("me", "us"))
         for j in range(at + 1, min(at + 5, len(tokens))))
+
+
+def _finite(token: str, cues: _Cues) -> bool:
+    """True when ``token``, after a subject pronoun, reads as its finite verb: "it makes", "she hates", "it tasted",
+    "i never", "it is" (not "it out", "it worse", "it to")."""
+    return token in cues.copulas or token in _FINITE or (
+        token[:1].isalpha() and token not in cues.boundary and token not in cues.particles
+        and ((token.endswith("s") and not token.endswith("ss") and len(token) > 3) or token.endswith("ed")))
+
+
+_FINITE = frozenset(("hate", "hates", "love", "had", "got", "gave", "made", "never", "just", "already", "always",
+                     "really", "won't", "wont", "can't", "cant", "don't", "dont", "didn't", "didnt", "doesn't",
+                     "doesnt", "was", "broke", "tasted", "feels", "felt"))
 
 
 def _split_close(tokens: list[str], cue: int, end: int, cues: _Cues) -> int:

@@ -128,6 +128,9 @@ def _match_trailing(tokens: list[str], i: int, cues: _Cues) -> int:
     word of ``trailing_not_before`` ("Dogs are banned from most beaches" states a fact) or a clock time ("not allowed
     after 8pm")."""
     n = _match_intensified(tokens, i, cues.trailing, cues)
+    if n > 2 and tokens[i] in cues.copulas and tokens[i + 1] in ("that", "it", "this") \
+            and (i == 0 or not tokens[i - 1][:1].isalnum() or tokens[i - 1] in ("or", "and")):
+        return 0  # "should I see an adviser or is that a waste of money": the verdict is asked, not given
     closes_split = any(_match(tokens, i, cues.split.get(tokens[j], ()))
                        for j in range(max(0, i - cues.max_scope_words - 1), i))
     if n == 1 and i > 0 and (tokens[i - 1] in cues.particle_verbs or closes_split):
@@ -155,8 +158,11 @@ def _progressive_state(tokens: list[str], written: list[str], i: int, n: int, en
     k = i + n
     if k >= end:
         return False
-    subject = tokens[i - 1] if tokens[i] == "not" and i > 0 else tokens[i]
-    before = tokens[i - 2] if tokens[i] == "not" and i > 1 else (tokens[i - 1] if i > 0 else "")
+    # a spoken "like" between the copula and "not" changes nothing: "they're like not gamers at all"
+    s = i - 1 - int(tokens[i] == "not" and i > 1 and tokens[i - 1] == "like"
+                    and (tokens[i - 2] in cues.copulas or tokens[i - 2] in cues.third_person_copulas))
+    subject = tokens[s] if tokens[i] == "not" and s >= 0 else tokens[i]
+    before = tokens[s - 1] if tokens[i] == "not" and s > 0 else (tokens[i - 1] if i > 0 else "")
     if _gerund(tokens[k], cues) and tokens[k] not in cues.preference_verbs and tokens[k] not in cues.content_verbs \
             and ((subject in cues.copulas and before not in cues.personal and before not in cues.relative)
                  or subject in cues.situation_pronouns):

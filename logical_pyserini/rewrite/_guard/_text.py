@@ -58,6 +58,8 @@ class _Cues:
     request_starts: tuple[tuple[str, ...], ...] = ()  # "can anyone recommend": a request, not a fact question
     background: tuple[tuple[str, ...], ...] = ()  # "even though I never eat sugar": the asker's situation
     preference: frozenset[str] = frozenset()  # "though I'd rather not read about lions": still an exclusion
+    cost_words: frozenset[str] = frozenset()  # "without spending silly money": an amount, no thing left out
+    comment_adverbs: frozenset[str] = frozenset()  # "already read Piranesi obviously": the asker's aside, no name
     possession: frozenset[str] = frozenset()  # "the school has no kiln", "we don't have a car": a situation
     possession_skip: frozenset[str] = frozenset()  # "we don't even have a car"
     preference_nouns: frozenset[str] = frozenset()  # "I have no interest in X": an exclusion after all
@@ -333,6 +335,7 @@ def _plain(text: str) -> str:
     text = _FREE.sub(lambda m: f"{m[0]} (no {m[1]})", text)  # "a Ferber-free plan": a name left out
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
     text = _OTHER_THAN_NAME.sub(r"\1 , excluding \2 , ", text)  # "alternatives to Phonak hearing aids"
+    text = _IF_NOT_THEN.sub(r"excluding \1 , what", text)  # "If not Kdenlive then what?"
     # "mum refuses to go to Riverside Medical again" ("set foot" is no thing left out: "go")
     text = _SET_FOOT.sub(lambda m: re.sub(r"(?:set|step) foot", "go", m[1]) + f" , excluding {m[2]} , ", text)
     text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
@@ -431,6 +434,9 @@ _VETO = re.compile(r"(?<=\w )(banned|won't have|will not have|wont have)\s+([A-Z
 _NAME = r"[A-Z][\w'&+-]*(?:\.\w[\w'&+-]*)*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z0-9][\w'&+-]*(?:\.\w[\w'&+-]*)*){0,4}"
 _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|(?:comparable|equivalent)\s+to"
                               r"|[Nn]ever\s+again,?)\s+(?:the\s+|a\s+|an\s+)?(%s)" % _NAME)
+
+# A name given up, its replacement asked for: "If not Kdenlive then what?" (a name only: "if not now then when").
+_IF_NOT_THEN = re.compile(r"\b[Ii]f\s+not\s+(?:the\s+)?(%s)\s*,?\s*then\s+what\b" % _NAME)
 
 # A name someone will not set foot in again ("mum refuses to go to Riverside Medical again") and a name that left a
 # bad memory ("after the Quayside Removals disaster last year", "After the SmileDirectClub mess I'm done with ..."):
@@ -651,6 +657,8 @@ def _cues() -> _Cues:
         wish=words("wish_words"),
         reporting=words("reporting_words"),
         preference_verbs=words("preference_verbs"),
+        cost_words=words("cost_words"),
+        comment_adverbs=words("comment_adverbs"),
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
         ability_modals=words("ability_modals"),
