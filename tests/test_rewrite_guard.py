@@ -2648,7 +2648,13 @@ def test_guard_104(question, kept):
     # asked verdicts, states and asides
     ("should I hire a tax adviser or is that a waste of money for a sole trader?", ()),
     ("christmas with the in-laws, they're like NOT gamers at all, what's easy to teach?", ()),
-    ("I've already read Jonathan Strange obviously and also Piranesi, what's similar?", ("Jonathan Strange",)),
+    ("I've already read Jonathan Strange obviously and also Piranesi, what's similar?",
+     ("Jonathan Strange", "Piranesi")),
+    ("We've already watched Dark and also The OA, which my sister loved. Anything similar?", ("Dark", "OA")),
+    ("she tried ashwagandha for a month and it did literally nothing for her. what else helps with stress?",
+     ("ashwagandha",)),
+    ("Apart from being a poet, was Isaac Rosenberg also a painter?", ()),
+    ("Never Let Me Go — is it worth reading before the film?", ()),
 ])
 def test_guard_105(question, kept):
     assert _kept(question) == kept

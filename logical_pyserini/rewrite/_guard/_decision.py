@@ -112,6 +112,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             items = (x for it in _items(lower, start, end, cues)
                      for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
             for item in items:
+                item = [w for w in item if w not in cues.comment_adverbs]  # "Jonathan Strange obviously and also ..."
                 whole = [w for w in item if w[:1].isalnum()]
                 span = list(range(start, end))
                 if whole and whole[0] in cues.determiners and len(whole) > 2 \

@@ -103,6 +103,8 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = 0  # "whether the moon is actually moving away from Earth": a motion, not the asker leaving X
             if n and tokens[i].endswith("ing") and i > 0 and tokens[i - 1] in ("by", "why", "how"):
                 n = 0  # "answered by skipping Los Angeles", "why leaving gaps was a bold move": an act told, no wish
+            if n and tokens[i + n - 1] in ("from", "besides", "than") and tokens[i + n : i + n + 1] == ["being"]:
+                n = 0  # "Aside from being a painter, was Marianne North also a botanist?": what someone is
             if n and tuple(tokens[i : i + n]) in cues.replacement_cues:  # "instead of", "rather than"
                 g = i + n
                 while g < len(tokens) and (tokens[g] in cues.intensifiers or _adverb(tokens[g], cues)
@@ -566,7 +568,8 @@ def _and_between_names(written: list[str], start: int, at: int, cues: _Cues, bac
         return False
     if back:
         return at > 0 and written[at - 1][:1].isupper() and written[start][:1].isupper()
-    nxt = at + 2 if at + 2 < len(written) and written[at + 1].lower() in cues.determiners else at + 1
+    nxt = at + 1 + int(at + 2 < len(written) and written[at + 1] == "also")  # "Piranesi and also The Starless Sea"
+    nxt += int(nxt + 1 < len(written) and written[nxt].lower() in cues.determiners)
     return nxt < len(written) and written[nxt][:1].isupper() and any(w[:1].isupper() for w in written[start:at])
 
 

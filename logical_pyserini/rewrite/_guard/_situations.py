@@ -522,6 +522,9 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     return _asks_else(tokens, start, i, cues)
 
 
+_PERSONS = frozenset(("him", "her", "his", "hers"))  # "... did nothing for him. I'm trying to find him something"
+
+
 def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, remedy: bool = True) -> bool:
     """True when the cue at ``i`` tells a harm ("made me feel great" tells none: ``benefit_words``) and the question
     around it asks for something else than the harm: no fact question, no ``remedy_words``, no anaphor back to it in
@@ -534,7 +537,7 @@ def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, reme
         return False
     rest = tokens[:sentence_start] + tokens[clause:]
     if not any(t[0].isalnum() for t in rest) or (remedy and cues.remedy & set(rest)) \
-            or cues.anaphors & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
+            or (cues.anaphors - _PERSONS) & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
             or {t for t in tokens[i + 2 : clause] if t not in cues.loose} & set(rest):
         return False
     starts = [0] + [j + 1 for j in range(len(tokens) - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE]
@@ -553,7 +556,10 @@ def _tried_object(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -
         return None  # "... and it (honestly) was a disaster"
     for k in range(sentence_start, j - 2):  # the asker its subject, said or not ("..., tried hellofresh and it ...")
         if tokens[k] in cues.tried_verbs and (k == sentence_start or tokens[k - 1] in _COMMA_LIKE
-                                              or tokens[_asker_before(tokens, sentence_start, k, cues)] in cues.personal):
+                                              or tokens[_asker_before(tokens, sentence_start, k, cues)] in cues.personal
+                                              # "my brother ... he tried X for six weeks and it did nothing for him"
+                                              or tokens[_asker_before(tokens, sentence_start, k, cues)]
+                                              in cues.third_persons):
             e = _object_end(tokens, k + 1, j - 1, cues)
             named = [t for t in tokens[k + 1 : e] if t not in cues.loose]
             if k + 1 < e and tokens[k + 1] in cues.possessives and tokens[k + 1] not in cues.personal:
@@ -994,16 +1000,20 @@ def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -
     hotels", "No Nike Air Max shoes").  Inside a sentence any capitalised weak cue is a title word."""
     if i != sentence_start or not written[i][:1].isupper() or written[i].isupper():
         return False
-    caps, small, pronoun = 0, False, False
-    for w in written[i + 1 :]:
+    caps, small, pronoun, end = 0, False, False, len(written)
+    for k, w in enumerate(written[i + 1 :], i + 1):
         if w[:1].isupper():
             caps += 1
             pronoun = pronoun or w.lower() in cues.title_pronouns
         elif w in cues.title_words and caps:
             small = True
         else:
+            end = k
             break
-    return caps >= 2 and (small or pronoun)
+    # "Not Another Teen Movie — is it worth watching?": a capitalised run closed by a dash and then talked about as "it"
+    talked_about = end < len(written) and written[end] in ("—", "–", "-", ":") \
+        and "it" in (w.lower() for w in written[end + 1 : end + 5])
+    return caps >= 2 and (small or pronoun or talked_about)
 
 
 def _after_property_relative(tokens: list[str], sentence_start: int, i: int, cues: _Cues) -> bool:
