@@ -83,8 +83,10 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n = 0  # "something else like histamines or tannins": the examples are what is asked about
         if n and tokens[i + n - 1] == "else" and i > sentence_start and tokens[i - 1] == "or":
             n = 0  # "Is it anxiety only or something else?": one answer of a question, not a replacement
+        strong = 0
         if not n:
             n, kind = _match_intensified(tokens, i, cues.strong, cues), "strong"
+            strong = n
             if n and i + n < len(tokens) and tokens[i + n] in cues.not_before.get(tuple(tokens[i : i + n]), ()):
                 n = 0  # "sans serif fonts"
             if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper() \
@@ -210,7 +212,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 n = _match(tokens, i, cues.harm)  # "Retinol made my face peel": the subject is the exclusion
             if n and i > sentence_start and written[i][:1].isupper() and not written[i].isupper():
                 n = 0  # a title: "the film Never Say Never Again"
-        if not n:
+        if not n and not strong:  # a strong cue ruled out here ("I also don't want another year to go by") stays out
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and not _contrast(tokens, written, i, i + n, cues):
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
@@ -247,8 +249,6 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                     and i + n < len(tokens) and not _rule(tokens, i + n, i + n + 1, cues) \
                     and _changed(tokens, i + n, cues):
                 n = 0  # "My PlayStation 5 won't read discs anymore": a problem that began (not "won't allow X anymore")
-            if n and i + n < len(tokens) and tokens[i + n] in cues.wish and _told_wish(tokens, sentence_start, i, cues):
-                n = 0  # "my 8yo doesnt want to go to school anymore"
             if n and tokens[i] in cues.continuing_negations and not any(c >= sentence_start for c, _, _, _ in scopes) \
                     and any(t in cues.negators or t.endswith("n't") for t in tokens[sentence_start:i]):
                 n = 0  # "I have not changed the variety nor the compost supplier": it goes on with a state
@@ -1291,9 +1291,6 @@ def _weak_names_nothing(tokens: list[str], written: list[str], sentence_start: i
         return True  # "tried a few apps and none of them stuck", "none of them withhold any tax": what they do
     if tokens[i] == "not" and i > 0 and tokens[i - 1] == "for" and k < len(tokens) and _gerund(tokens[k], cues):
         return True  # "penalised in Spain for not registering sooner": a reason, no thing
-    w = _match(tokens, i, cues.wish_negations)
-    if w and _time_passing(tokens, i + w, cues):
-        return True  # "I also don't want another year to go by" read from its "don't"
     if tokens[sentence_start : sentence_start + 2] == ["title", ":"]:
         return True  # "Title: Vitamin D supplementation without fracture benefit": a topic's title is the need
     if tokens[i] == "not" and (tokens[max(0, i - 2) : i] == ["whether", "or"]
