@@ -1010,7 +1010,7 @@ def _opens_title(written: list[str], sentence_start: int, i: int, cues: _Cues) -
         else:
             end = k
             break
-    # "Not Another Teen Movie — is it worth watching?": a capitalised run closed by a dash and then talked about as "it"
+    # "Not Another Teen Movie — is it worth watching?": a capitalised run closed by a dash, then talked about as "it"
     talked_about = end < len(written) and written[end] in ("—", "–", "-", ":") \
         and "it" in (w.lower() for w in written[end + 1 : end + 5])
     return caps >= 2 and (small or pronoun or talked_about)
