@@ -2660,6 +2660,24 @@ def test_guard_105(question, kept):
     assert _kept(question) == kept
 
 
+@pytest.mark.parametrize("question, kept", [
+    # guard-106 (programming and sysadmin questions): policies, rejections and weights
+    ("webhook retries for a .NET 8 API, Polly license not approved by procurement", ("Polly license",)),
+    ("Our tech lead banned Lombok (\"hides too much\"). How do people cut Java boilerplate then?", ("Lombok",)),
+    ("message bus between rust services, platform team rejected Pulsar", ("Pulsar",)),
+    ("config for 3 hosts, Puppet too heavy and Chef rejected by the team", ("Puppet", "Chef")),
+    ("diff tool on a locked laptop, WinMerge is blocked by IT", ("WinMerge",)),
+    ("kotlin date math without ThreeTenABP", ("ThreeTenABP",)),
+    ("image caching in Compose, Coil was proposed and rejected, what else?", ("Coil",)),
+    ("Someone suggested Mitogen, but it hung in staging, so please no Mitogen answers.", ("Mitogen",)),
+    # a turned-down name that goes on as a noun phrase is left to the cues; a need with "without" stays one
+    ("how do I run rootless podman without sudo on RHEL 9?", ()),
+    ("My wife vetoed Yorkshire puddings after last year's disaster, other roast sides?", ("Yorkshire puddings",)),
+])
+def test_guard_106(question, kept):
+    assert _kept(question) == kept
+
+
 def test_guard_lists_have_no_duplicate_keys():
     # json keeps the last of two equal keys silently, so a list added under a name already in use would replace it
     from importlib import resources

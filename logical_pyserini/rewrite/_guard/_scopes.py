@@ -216,8 +216,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and not _contrast(tokens, written, i, i + n, cues):
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
-            if n and kind == "weak" and tokens[i] == "no" and _courtesy_after(tokens, i + n, cues):
-                kind = "strong"  # "... but my wife said no Cascadia pls": a request, whatever came before
+            if n and kind == "weak" and tokens[i] == "no" and (_courtesy_after(tokens, i + n, cues)
+                                                                or (i > 0 and tokens[i - 1] in _COURTESY)):
+                kind = "strong"  # "... but my wife said no Cascadia pls", "..., so please no Mitogen answers": asked
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
             if n and tokens[i] == "without" and i + 1 < len(tokens) and tokens[i + 1] in ("spending", "paying") \
@@ -416,8 +417,9 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            while end > i + n + 1 and tokens[end - 1] in cues.comment_adverbs and written[end - 1].islower():
-                end -= 1  # "already read Piranesi obviously and ...": the comment is no part of the name
+            while end > i + n + 1 and (tokens[end - 1] in cues.comment_adverbs or tokens[end - 1] in _REPLY_NOUNS) \
+                    and written[end - 1].islower():
+                end -= 1  # "already read Piranesi obviously and ...", "please no Mitogen answers": no part of the name
             if i == 0 and end == len(tokens) and end - n > 2 and keywords:
                 # a cue opening a run of keywords names a plural noun, not the rest of the query ("no nuts brownie
                 # recipe for kids", "ditch the onions chicken curry recipe"; "and" / "or" join a second); a singular
@@ -1320,6 +1322,7 @@ def _courtesy_after(tokens: list[str], start: int, cues: _Cues) -> bool:
 
 
 _COURTESY = ("please", "pls", "plz", "plse")
+_REPLY_NOUNS = ("answers", "answer", "suggestions", "recommendations", "recs", "replies")
 _SUBJECTS = ("it", "i", "she", "he", "they", "we")
 
 

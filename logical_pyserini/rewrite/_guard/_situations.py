@@ -770,7 +770,8 @@ def _states_manner(tokens: list[str], written: list[str], i: int, cues: _Cues) -
         return False
     if i + 1 < len(tokens) and tokens[i + 1] in cues.failure_gerunds:
         return True  # "handles 4K timelines without stuttering", "a sealant that holds without cracking"
-    if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose:
+    if i > 0 and _gerund(tokens[i - 1], cues) and tokens[i - 1] not in cues.loose \
+            and not (i + 1 < len(written) and written[i + 1][:1].isupper()):  # "build caching without Nx or Lerna"
         return True
     if i + 2 < len(tokens) and tokens[i + 1] in ("ever", "even", "once", "really", "actually") \
             and _gerund(tokens[i + 2], cues) \
@@ -915,8 +916,8 @@ def _states_fact(tokens: list[str], written: list[str], i: int, n: int, end: int
         return True  # "im not a spreadsheet person", "I'm not an electrician": who the asker is
     if tokens[i] == "never":
         return bool(cues.experience_ends & set(after))
-    if tokens[i + n - 1] != "no" or not after:
-        return False
+    if tokens[i + n - 1] != "no" or not after or (i > 0 and tokens[i - 1] in ("please", "pls", "plz")):
+        return False  # ("so please no Mitogen answers" asks; "answers" is no verb there)
     if after[0] == "one" or any(t in cues.subject_verbs and written[i + n + k].islower()
                                 for k, t in enumerate(after) if k):
         return True  # a lower-case verb: "no Adam Sandler or Will Ferrell" names two actors

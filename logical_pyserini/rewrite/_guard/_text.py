@@ -336,6 +336,7 @@ def _plain(text: str) -> str:
     text = _VETO.sub(r"\1 , excluding \2 , \3", text)  # "My foreman won't have Harbor Freight tools on site"
     text = _OTHER_THAN_NAME.sub(r"\1 , excluding \2 , ", text)  # "alternatives to Phonak hearing aids"
     text = _IF_NOT_THEN.sub(r"excluding \1 , what", text)  # "If not Kdenlive then what?"
+    text = _REJECTED_NAME.sub(r"\1 , excluding \2 , ", text)  # "ops rejected NATS JetStream"
     # "mum refuses to go to Riverside Medical again" ("set foot" is no thing left out: "go")
     text = _SET_FOOT.sub(lambda m: re.sub(r"(?:set|step) foot", "go", m[1]) + f" , excluding {m[2]} , ", text)
     text = _BAD_MEMORY.sub(r"\1 , excluding \2 , \3", text)  # "after the Quayside Removals disaster last year"
@@ -437,6 +438,12 @@ _OTHER_THAN_NAME = re.compile(r"\b((?:alternatives?|replacements?)\s+(?:to|for)|
 
 # A name given up, its replacement asked for: "If not Kdenlive then what?" (a name only: "if not now then when").
 _IF_NOT_THEN = re.compile(r"\b[Ii]f\s+not\s+(?:the\s+)?(%s)\s*,?\s*then\s+what\b" % _NAME)
+
+# A name someone turned down, after its subject: "Our architect banned Hibernate Envers", "ops rejected NATS JetStream"
+# (a capitalised name that ends there, not "banned books" nor "banned Ring doorbells": the cues read those; nor after
+# "has" / "have" / "had", which the cues read too).
+_REJECTED_NAME = re.compile(r"(?<=\w )(?<!has )(?<!have )(?<!had )(banned|rejected|blocked|disallowed|forbade)\s+"
+                            r"(?:the\s+)?(%s)(?=\s*(?:[,.;:!?()\"]|$|(?:after|because|since|so|last|for)\b))" % _NAME)
 
 # A name someone will not set foot in again ("mum refuses to go to Riverside Medical again") and a name that left a
 # bad memory ("after the Quayside Removals disaster last year", "After the SmileDirectClub mess I'm done with ..."):
