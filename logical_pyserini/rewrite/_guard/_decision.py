@@ -109,7 +109,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
             # "so definitely not the Tour du Mont Blanc again": a repeat refused, not a contrast with the request
             weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1] \
                 and not (lower[cs] == "no" and (_courtesy_after(lower, ce, cues)  # "said no Cascadia pls"
-                                                or (cs > 0 and lower[cs - 1] in ("please", "pls", "plz"))))
+                                                or (cs > 0 and lower[cs - 1] in cues.courtesy)))
             items = (x for it in _items(lower, start, end, cues)
                      for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
             for item in items:

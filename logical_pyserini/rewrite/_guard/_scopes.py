@@ -217,7 +217,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             if n and not _contrast(tokens, written, i, i + n, cues):
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
             if n and kind == "weak" and tokens[i] == "no" and (_courtesy_after(tokens, i + n, cues)
-                                                                or (i > 0 and tokens[i - 1] in _COURTESY)):
+                                                                or (i > 0 and tokens[i - 1] in cues.courtesy)):
                 kind = "strong"  # "... but my wife said no Cascadia pls", "..., so please no Mitogen answers": asked
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
@@ -417,7 +417,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
                 step = _match(tokens, end, cues.lists) or int(tokens[end] in ("and", ","))  # "Tokyo and Seoul"
                 end += step or 1
                 item = end if step else item
-            while end > i + n + 1 and (tokens[end - 1] in cues.comment_adverbs or tokens[end - 1] in _REPLY_NOUNS) \
+            while end > i + n + 1 and (tokens[end - 1] in cues.comment_adverbs or tokens[end - 1] in cues.reply_nouns) \
                     and written[end - 1].islower():
                 end -= 1  # "already read Piranesi obviously and ...", "please no Mitogen answers": no part of the name
             if i == 0 and end == len(tokens) and end - n > 2 and keywords:
@@ -952,8 +952,8 @@ def _excludes_nothing(tokens: list[str], written: list[str], sentence_start: int
     leave out: a verb done to something named elsewhere, a fact, a state, a symptom, a rule or doubt asked about,
     what the asker fears for, a direction; each shape below says which."""
     # a subject pronoun that opens the next clause of a run-on text is no object: "w/o niacinamide it makes me ..."
-    act_end = end - 1 if end < len(tokens) and tokens[end] in _SUBJECTS and _new_clause(tokens, i + n, end, cues) \
-        else end
+    act_end = end - 1 if end < len(tokens) and tokens[end] in cues.subject_pronouns \
+        and _new_clause(tokens, i + n, end, cues) else end
     return bool(((kind == "weak" or _match(tokens, i, cues.wish_negations) == n)  # "don't want to upset him"
          and _negated_action(tokens, written, i + n, act_end, cues))
         or (tokens[i] == "no" and _details_nothing(tokens, sentence_start, i, cues))
@@ -1316,14 +1316,9 @@ def _time_passing(tokens: list[str], at: int, cues: _Cues) -> bool:
 def _courtesy_after(tokens: list[str], start: int, cues: _Cues) -> bool:
     """True when one to three words from ``start`` end with a courtesy word: "no Cascadia pls", "no onions please"."""
     j = start
-    while j < len(tokens) and j < start + 3 and _inside(tokens[j], cues) and tokens[j] not in _COURTESY:
+    while j < len(tokens) and j < start + 3 and _inside(tokens[j], cues) and tokens[j] not in cues.courtesy:
         j += 1
-    return start < j < len(tokens) and tokens[j] in _COURTESY
-
-
-_COURTESY = ("please", "pls", "plz", "plse")
-_REPLY_NOUNS = ("answers", "answer", "suggestions", "recommendations", "recs", "replies")
-_SUBJECTS = ("it", "i", "she", "he", "they", "we")
+    return start < j < len(tokens) and tokens[j] in cues.courtesy
 
 
 def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: list[str] | None = None) -> bool:
@@ -1338,7 +1333,7 @@ def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: li
     if at <= start or at + 1 >= len(tokens):
         return False
     nxt = tokens[at + 1]
-    if tokens[at] in _SUBJECTS:
+    if tokens[at] in cues.subject_pronouns:
         return _inside(tokens[at - 1], cues) and tokens[at - 1] not in cues.prepositions \
             and tokens[at - 1] not in cues.relative and _finite(nxt, cues)
     if tokens[at] == "the":
@@ -1347,7 +1342,7 @@ def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: li
         for j in range(at + 2, min(at + 5, len(tokens))):
             if not _inside(tokens[j - 1], cues) or tokens[j - 1] in cues.relative \
                     or (tokens[j - 1] in cues.prepositions and tokens[j - 1 : j + 1] != ["to", "be"]) \
-                    or tokens[j - 1] in cues.personal or tokens[j - 1] in _SUBJECTS:  # ("the mom to be hates it")
+                    or tokens[j - 1] in cues.personal or tokens[j - 1] in cues.subject_pronouns:  # ("mom to be")
                 return False
             if tokens[j] in cues.copulas or _match(tokens, j, cues.auxiliaries) \
                     or (j + 1 < len(tokens) and tokens[j + 1] in cues.objects and tokens[j].endswith("s")
@@ -1363,14 +1358,9 @@ def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: li
 def _finite(token: str, cues: _Cues) -> bool:
     """True when ``token``, after a subject pronoun, reads as its finite verb: "it makes", "she hates", "it tasted",
     "i never", "it is" (not "it out", "it worse", "it to")."""
-    return token in cues.copulas or token in _FINITE or (
+    return token in cues.copulas or token in cues.finite_verbs or (
         token[:1].isalpha() and token not in cues.boundary and token not in cues.particles
         and ((token.endswith("s") and not token.endswith("ss") and len(token) > 3) or token.endswith("ed")))
-
-
-_FINITE = frozenset(("hate", "hates", "love", "had", "got", "gave", "made", "never", "just", "already", "always",
-                     "really", "won't", "wont", "can't", "cant", "don't", "dont", "didn't", "didnt", "doesn't",
-                     "doesnt", "was", "broke", "tasted", "feels", "felt"))
 
 
 def _split_close(tokens: list[str], cue: int, end: int, cues: _Cues) -> int:

@@ -522,9 +522,6 @@ def _harms_asker(tokens: list[str], written: list[str], sentence_start: int, i: 
     return _asks_else(tokens, start, i, cues)
 
 
-_PERSONS = frozenset(("him", "her", "his", "hers"))  # "... did nothing for him. I'm trying to find him something"
-
-
 def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, remedy: bool = True) -> bool:
     """True when the cue at ``i`` tells a harm ("made me feel great" tells none: ``benefit_words``) and the question
     around it asks for something else than the harm: no fact question, no ``remedy_words``, no anaphor back to it in
@@ -537,7 +534,7 @@ def _asks_else(tokens: list[str], sentence_start: int, i: int, cues: _Cues, reme
         return False
     rest = tokens[:sentence_start] + tokens[clause:]
     if not any(t[0].isalnum() for t in rest) or (remedy and cues.remedy & set(rest)) \
-            or (cues.anaphors - _PERSONS) & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
+            or (cues.anaphors - cues.person_anaphors) & set(tokens[end + 1 : _sentence_end(tokens, end + 1)]) \
             or {t for t in tokens[i + 2 : clause] if t not in cues.loose} & set(rest):
         return False
     starts = [0] + [j + 1 for j in range(len(tokens) - 1) if tokens[j] in _SENTENCE_END or tokens[j] in _COMMA_LIKE]
@@ -916,7 +913,7 @@ def _states_fact(tokens: list[str], written: list[str], i: int, n: int, end: int
         return True  # "im not a spreadsheet person", "I'm not an electrician": who the asker is
     if tokens[i] == "never":
         return bool(cues.experience_ends & set(after))
-    if tokens[i + n - 1] != "no" or not after or (i > 0 and tokens[i - 1] in ("please", "pls", "plz")):
+    if tokens[i + n - 1] != "no" or not after or (i > 0 and tokens[i - 1] in cues.courtesy):
         return False  # ("so please no Mitogen answers" asks; "answers" is no verb there)
     if after[0] == "one" or any(t in cues.subject_verbs and written[i + n + k].islower()
                                 for k, t in enumerate(after) if k):

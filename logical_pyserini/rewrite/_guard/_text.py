@@ -60,6 +60,11 @@ class _Cues:
     preference: frozenset[str] = frozenset()  # "though I'd rather not read about lions": still an exclusion
     cost_words: frozenset[str] = frozenset()  # "without spending silly money": an amount, no thing left out
     comment_adverbs: frozenset[str] = frozenset()  # "already read Piranesi obviously": the asker's aside, no name
+    courtesy: frozenset[str] = frozenset()  # "no Cascadia pls", "please no Mitogen answers": a request
+    reply_nouns: frozenset[str] = frozenset()  # "please no Mitogen answers": the kind of reply, no part of the name
+    subject_pronouns: frozenset[str] = frozenset()  # "w/o niacinamide it makes me flare up": a new clause's subject
+    finite_verbs: frozenset[str] = frozenset()  # "it makes", "she hates": a subject pronoun's verb
+    person_anaphors: frozenset[str] = frozenset()  # "him" / "her": a person, not the thing that failed
     possession: frozenset[str] = frozenset()  # "the school has no kiln", "we don't have a car": a situation
     possession_skip: frozenset[str] = frozenset()  # "we don't even have a car"
     preference_nouns: frozenset[str] = frozenset()  # "I have no interest in X": an exclusion after all
@@ -666,6 +671,11 @@ def _cues() -> _Cues:
         preference_verbs=words("preference_verbs"),
         cost_words=words("cost_words"),
         comment_adverbs=words("comment_adverbs"),
+        courtesy=words("courtesy_words"),
+        reply_nouns=words("reply_nouns"),
+        subject_pronouns=words("subject_pronouns"),
+        finite_verbs=words("finite_verbs"),
+        person_anaphors=words("person_anaphors"),
         ability_negations=words("ability_negations"),
         ability_verbs=words("ability_verbs"),
         ability_modals=words("ability_modals"),
