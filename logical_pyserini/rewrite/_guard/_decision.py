@@ -10,7 +10,7 @@ from .._types import Rewrite
 from ._text import (_Cues, _SENTENCE_END, _cues, _gerund, _linked_name, _match, _sentence_end, _sentences, _title_case,
                     _words)
 from ._situations import _clause_state, _contrast, _negated_action
-from ._scopes import _courtesy_after, _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
+from ._scopes import _asked_no, _items, _meta_lead, _scoped_tokens, _split_close, negative_clauses
 
 
 #: ``--rewrite-guard`` values: no guard, the guard (default), the guard that also adds stated exclusions.
@@ -108,8 +108,7 @@ def guard_decision(rewrite: Rewrite, propose: bool = False, verify: Verify | Non
         for cs, ce, start, end in scopes:
             # "so definitely not the Tour du Mont Blanc again": a repeat refused, not a contrast with the request
             weak = _contrast(lower, tokens, cs, ce, cues) and "again" not in lower[start : end + 1] \
-                and not (lower[cs] == "no" and (_courtesy_after(lower, ce, cues)  # "said no Cascadia pls"
-                                                or (cs > 0 and lower[cs - 1] in cues.courtesy)))
+                and not _asked_no(lower, cs, ce, cues)  # "said no Cascadia pls"
             items = (x for it in _items(lower, start, end, cues)
                      for x in _named_examples(_gerund_object(it, cues), tokens, lower, start, end))
             for item in items:

@@ -216,8 +216,7 @@ def exclusion_scopes(question: str) -> list[tuple[int, int, int, int]]:
             n, kind = _match(tokens, i, cues.weak), "weak"
             if n and not _contrast(tokens, written, i, i + n, cues):
                 kind = "strong"  # "I did keto ..., so no keto please": a conclusion, not a contrast
-            if n and kind == "weak" and tokens[i] == "no" and (_courtesy_after(tokens, i + n, cues)
-                                                                or (i > 0 and tokens[i - 1] in cues.courtesy)):
+            if n and kind == "weak" and _asked_no(tokens, i, i + n, cues):
                 kind = "strong"  # "... but my wife said no Cascadia pls", "..., so please no Mitogen answers": asked
             if n and _match(tokens, i + n, cues.strong):
                 n = 0  # "do not skip leg day": the negation cancels the cue
@@ -1313,12 +1312,18 @@ def _time_passing(tokens: list[str], at: int, cues: _Cues) -> bool:
         and any(re.sub(r"s$", "", t) in cues.time_words for t in tokens[at:to])
 
 
-def _courtesy_after(tokens: list[str], start: int, cues: _Cues) -> bool:
-    """True when one to three words from ``start`` end with a courtesy word: "no Cascadia pls", "no onions please"."""
-    j = start
-    while j < len(tokens) and j < start + 3 and _inside(tokens[j], cues) and tokens[j] not in cues.courtesy:
+def _asked_no(tokens: list[str], cue: int, end: int, cues: _Cues) -> bool:
+    """True when the cue "no" at ``cue`` (ending at ``end``) is asked with a courtesy word before it or one to three
+    words after it ("so please no Mitogen answers", "my wife said no Cascadia pls"): a request, even after a contrast.
+    The scopes and the guard's decision both read a cue's contrast; this keeps their exception one."""
+    if tokens[cue] != "no":
+        return False
+    if cue > 0 and tokens[cue - 1] in cues.courtesy:
+        return True
+    j = end
+    while j < len(tokens) and j < end + 3 and _inside(tokens[j], cues) and tokens[j] not in cues.courtesy:
         j += 1
-    return start < j < len(tokens) and tokens[j] in cues.courtesy
+    return end < j < len(tokens) and tokens[j] in cues.courtesy
 
 
 def _new_clause(tokens: list[str], start: int, at: int, cues: _Cues, written: list[str] | None = None) -> bool:
